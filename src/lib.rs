@@ -1,0 +1,15 @@
+//! trackgen: deterministic batched generation of race tracks for parallel RL environments.
+//!
+//! Layers, lowest first: [`rng`] and [`math`] (deterministic primitives with CUDA twins under
+//! `kernels/common`), [`exec`] (the launch context: lanes, `skip_unless`, `bounded_loop`),
+//! [`track`] (the batched generation pipeline), [`corpus`] (the on-disk format) and
+//! [`render`] (PNG previews). A lower layer never imports a higher one.
+//!
+//! Every output for env `e` is a pure function of `(preset, seed, e, generation[e])`: it does not
+//! depend on the batch size, on the thread count, or on which other envs were regenerated.
+
+pub mod error;
+pub mod math;
+pub mod rng;
+
+pub use error::{Error, Result};
