@@ -9,7 +9,10 @@
 //! depend on the batch size, on the thread count, or on which other envs were regenerated.
 
 pub mod error;
+pub mod exec;
 pub mod math;
+pub mod preset;
 pub mod rng;
+pub mod track;
 
 pub use error::{Error, Result};

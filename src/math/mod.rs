@@ -29,11 +29,30 @@ pub const FRAC_PI_2: f32 = std::f32::consts::FRAC_PI_2;
 /// π/4 as `f32`.
 pub const FRAC_PI_4: f32 = std::f32::consts::FRAC_PI_4;
 
-// Cody–Waite split of π/2: DP1 has 8 significant bits, so k·DP1 is exact for |k| < 2¹⁶.
-const DP1: f32 = 1.570_312_5;
-const DP2: f32 = 4.837_513e-4;
-const DP3: f32 = 7.549_79e-8;
+/// π/2 as a Cody–Waite sum of six `f32`s. The first five have 8, 6, 6, 5 and 8 significant bits,
+/// so `k·part` is exact for `|k| < 2¹⁶`; the first three end at 2⁻⁷, 2⁻¹⁸ and 2⁻²⁴, so for
+/// `|x| ≥ 1/2` the differences `x − k·p₀ − k·p₁ − k·p₂` are multiples of 2⁻²⁴ below 1 in magnitude,
+/// hence exact too. The last part holds the next 24 bits; π/2 − Σ parts ≈ 2·10⁻²¹.
+const HALF_PI_PARTS: [f32; 6] = [
+    1.570_312_5,
+    4.806_518_6e-4,
+    3.159_046_2e-6,
+    1.583_248_4e-8,
+    6.048_14e-11,
+    2.896_074e-13,
+];
+/// 2π as the same split, scaled by 4 (exactly): the same exactness holds for `|x| ≥ 2`.
+const TAU_PARTS: [f32; 6] = [
+    4.0 * HALF_PI_PARTS[0],
+    4.0 * HALF_PI_PARTS[1],
+    4.0 * HALF_PI_PARTS[2],
+    4.0 * HALF_PI_PARTS[3],
+    4.0 * HALF_PI_PARTS[4],
+    4.0 * HALF_PI_PARTS[5],
+];
 const TWO_OVER_PI: f32 = 0.636_619_77;
+/// 1/(2π), rounded to `f32`.
+const INV_TAU: f32 = 0.159_154_94;
 /// 1.5·2²³: adding and subtracting it rounds an `f32` of magnitude < 2²² to the nearest integer.
 const ROUND_MAGIC: f32 = 12_582_912.0;
 
@@ -47,29 +66,66 @@ pub fn round_small(x: f32) -> f32 {
     }
 }
 
-/// Splits `x` into a quadrant `q ∈ 0..4` and a remainder `r ≈ x − q·π/2`, `|r| ≲ π/4`.
+/// `x − k·c` as a two-float `(r, r_lo)`: `r` is the remainder rounded to `f32`, `r_lo` the
+/// rounding error. `parts` is one of the splits above and `k` an integer; for `|k| < 2¹⁶` the only
+/// other roundings are those of the low-order terms, far below an ulp of `r`, so the remainder
+/// stays accurate even when `x` is close to a multiple of `c`.
 #[inline]
-fn reduce_quadrant(x: f32) -> (u32, f32) {
+fn sub_multiple(x: f32, k: f32, parts: &[f32; 6]) -> (f32, f32) {
+    let t = ((x - k * parts[0]) - k * parts[1]) - k * parts[2];
+    let (s3, e3) = two_sum(t, -(k * parts[3]));
+    let (s4, e4) = two_sum(s3, -(k * parts[4]));
+    two_sum(s4, (e3 + e4) - k * parts[5])
+}
+
+/// Splits `x` into a quadrant `q ∈ 0..4` and a remainder `r + r_lo = x − k·π/2`, `|r| ≲ π/4`.
+#[inline]
+fn reduce_quadrant(x: f32) -> (u32, f32, f32) {
     let k = round_small(x * TWO_OVER_PI);
+    // `k as i64` is in range (and NaN-free: callers pass finite x), so the cast is exact for
+    // integer k and truncates toward zero otherwise, exactly like C's conversion.
     let q = if k.abs() < 4.611_686e18 {
         ((k as i64) & 3) as u32
     } else {
         0
     };
-    let r = ((x - k * DP1) - k * DP2) - k * DP3;
-    (q, r)
+    let (r, r_lo) = sub_multiple(x, k, &HALF_PI_PARTS);
+    if r.abs() <= 1.0 {
+        (q, r, r_lo)
+    } else {
+        // Only outside the domain (|k| ≥ 2¹⁶) can the remainder be large; clamping it keeps
+        // the kernels finite, so that sin and cos stay in [-1, 1] for every finite x.
+        (q, r.clamp(-1.0, 1.0), 0.0)
+    }
 }
 
+/// Knuth's TwoSum: `s = fl(a + b)` and the exact error `a + b − s` (barring overflow).
 #[inline]
-fn sin_poly(r: f32) -> f32 {
-    let z = r * r;
-    ((-1.951_529_6e-4 * z + 8.332_161e-3) * z - 1.666_665_5e-1) * z * r + r
+fn two_sum(a: f32, b: f32) -> (f32, f32) {
+    let s = a + b;
+    let bv = s - a;
+    let av = s - bv;
+    (s, (a - av) + (b - bv))
 }
 
+/// `sin(r + y)` for `|r| ≲ π/4` and `|y| ≤ ulp(r)/2` (fdlibm's `__kernel_sin` arrangement).
 #[inline]
-fn cos_poly(r: f32) -> f32 {
+fn sin_kernel(r: f32, y: f32) -> f32 {
     let z = r * r;
-    ((2.443_315_7e-5 * z - 1.388_731_6e-3) * z + 4.166_664_6e-2) * z * z - 0.5 * z + 1.0
+    let v = z * r;
+    let p = 8.332_161e-3 + z * -1.951_529_6e-4;
+    r - ((z * (0.5 * y - v * p) - y) - v * -1.666_665_5e-1)
+}
+
+/// `cos(r + y)` for `|r| ≲ π/4` and `|y| ≤ ulp(r)/2` (fdlibm's `__kernel_cos` arrangement).
+#[inline]
+fn cos_kernel(r: f32, y: f32) -> f32 {
+    let z = r * r;
+    let hz = 0.5 * z;
+    let w = 1.0 - hz;
+    let q = ((2.443_315_7e-5 * z - 1.388_731_6e-3) * z + 4.166_664_6e-2) * z * z;
+    // `(1 − w) − hz` is exactly the rounding error of `w` (Fast2Sum, |1| ≥ |hz|).
+    w + (((1.0 - w) - hz) + (q - r * y))
 }
 
 /// Sine and cosine of `x` (radians) from one argument reduction. See the module table for accuracy.
@@ -82,9 +138,9 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
         // Keeps the sign of zero, which the polynomial would lose.
         return (x, 1.0);
     }
-    let (q, r) = reduce_quadrant(x);
-    let s = sin_poly(r);
-    let c = cos_poly(r);
+    let (q, r, r_lo) = reduce_quadrant(x);
+    let s = sin_kernel(r, r_lo);
+    let c = cos_kernel(r, r_lo);
     let (sin, cos) = match q {
         0 => (s, c),
         1 => (c, -s),
@@ -106,23 +162,36 @@ pub fn cos(x: f32) -> f32 {
     sin_cos(x).1
 }
 
-/// Arctangent of `x` for `x ∈ [0, 1]`.
+/// The rounding errors of the `f32` constants: `π − PI`, `π/2 − FRAC_PI_2`, `π/4 − FRAC_PI_4`.
+const PI_LO: f32 = -8.742_278e-8;
+const FRAC_PI_2_LO: f32 = -4.371_139e-8;
+const FRAC_PI_4_LO: f32 = -2.185_569_5e-8;
+
+/// `atan(1/2)` as `f32` and its rounding error.
+const ATAN_HALF: f32 = 0.463_647_6;
+const ATAN_HALF_LO: f32 = 5.012_158_7e-9;
+
+/// Arctangent of `a ∈ [0, 1]`.
 #[inline]
 fn atan_unit(a: f32) -> f32 {
-    // tan(π/8) = 0.414…: above it, atan(a) = π/4 + atan((a − 1)/(a + 1)).
-    let (base, t) = if a > 0.414_213_57 {
-        (FRAC_PI_4, (a - 1.0) / (a + 1.0))
+    // The polynomial is Cephes' minimax fit on |t| ≤ tan(π/8). Above tan(π/8) two intervals keep
+    // |t| ≤ 0.19 with t rounded once: atan(a) = atan(1/2) + atan((2a − 1)/(2 + a)) below 11/16,
+    // and π/4 + atan((a − 1)/(a + 1)) above (2a − 1 and a − 1 are exact there, by Sterbenz).
+    let (base, base_lo, t) = if a >= 0.6875 {
+        (FRAC_PI_4, FRAC_PI_4_LO, (a - 1.0) / (a + 1.0))
+    } else if a > 0.414_213_57 {
+        (ATAN_HALF, ATAN_HALF_LO, (2.0 * a - 1.0) / (2.0 + a))
     } else {
-        (0.0, a)
+        (0.0, 0.0, a)
     };
     let z = t * t;
     let p = (((8.053_744_5e-2 * z - 1.387_768_6e-1) * z + 1.997_771_1e-1) * z - 3.333_295e-1) * z * t
         + t;
-    base + p
+    base + (p + base_lo)
 }
 
-/// The angle of the point `(x, y)` in `(-π, π]`, with C99's special cases (signed zeros, infinities).
-/// NaN in either argument gives NaN.
+/// The angle of the point `(x, y)` in `[-π, π]`, with C99's special cases (signed zeros,
+/// infinities; `-π` only for `y = -0`). NaN in either argument gives NaN.
 #[inline]
 pub fn atan2(y: f32, x: f32) -> f32 {
     if x.is_nan() || y.is_nan() {
@@ -143,13 +212,16 @@ pub fn atan2(y: f32, x: f32) -> f32 {
     } else {
         ay / ax
     };
-    let mut r = atan_unit(a);
-    if swap {
-        r = FRAC_PI_2 - r;
-    }
-    if x.is_sign_negative() {
-        r = PI - r;
-    }
+    let t = atan_unit(a);
+    // The angle from the x axis (x ≥ +0) or its opposite (x ≤ -0), as one constant ± t. The
+    // constants' low parts are added last: they are below half an ulp of the constant, so exact
+    // results such as atan2(1, ±0) = FRAC_PI_2 and atan2(0, -1) = PI stay exact.
+    let r = match (swap, x.is_sign_negative()) {
+        (false, false) => t,
+        (false, true) => (PI - t) + PI_LO,
+        (true, false) => (FRAC_PI_2 - t) + FRAC_PI_2_LO,
+        (true, true) => (FRAC_PI_2 + t) + FRAC_PI_2_LO,
+    };
     if y.is_sign_negative() {
         -r
     } else {
@@ -241,15 +313,22 @@ pub fn ln(x: f32) -> f32 {
     r
 }
 
-/// Wraps an angle to `(-π, π]` by subtracting the nearest multiple of 2π (in two parts).
+/// Wraps an angle to `(-π, π]` (bounds as `f32`: `-PI < w <= PI`) by subtracting the nearest
+/// multiple of 2π. NaN or ±inf give NaN. See the module table for accuracy.
 #[inline]
 pub fn wrap_angle(a: f32) -> f32 {
-    let k = round_small(a * (1.0 / TAU));
-    let r = (a - k * 6.281_25) - k * 1.935_307_2e-3;
+    if !a.is_finite() {
+        // Explicit, so that the NaN is the canonical one on every backend.
+        return f32::NAN;
+    }
+    let k = round_small(a * INV_TAU);
+    let r = sub_multiple(a, k, &TAU_PARTS).0;
+    // Only when `a` is within rounding of an odd multiple of π can `k` be one off; the neighbour
+    // is then reduced exactly too (rather than adding ±TAU, which would round twice).
     if r <= -PI {
-        r + TAU
+        sub_multiple(a, k - 1.0, &TAU_PARTS).0
     } else if r > PI {
-        r - TAU
+        sub_multiple(a, k + 1.0, &TAU_PARTS).0
     } else {
         r
     }

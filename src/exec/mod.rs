@@ -1,0 +1,156 @@
+//! The launch context: how stages run over lanes.
+//!
+//! A stage is a function over lanes (one env, or one point of one env) that reads input buffers
+//! and writes output buffers. On the CPU, [`Launch`] runs lanes with rayon; the CUDA backend runs
+//! the same stage as a kernel. Data-dependent control flow never branches on per-env data in
+//! host code; it goes through two helpers that map onto CUDA graph conditional nodes:
+//!
+//! - [`Launch::skip_unless`]: run a body only if any flag of a device buffer is set
+//!   (CUDA capture: an IF node);
+//! - [`Launch::bounded_loop`]: repeat a body window while any env is still active, at most
+//!   `max_windows` times (CUDA capture: a WHILE node whose condition a tiny kernel sets at the end
+//!   of each window). No loop in the library is unbounded.
+//!
+//! A lane's result never depends on how lanes are scheduled: lanes only write their own slices.
+
+pub mod nvrtc;
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::{Error, Result};
+
+/// Where and how stages run: the CPU backend with a rayon pool.
+#[derive(Clone, Default)]
+pub struct Launch {
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl std::fmt::Debug for Launch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Launch")
+            .field("threads", &self.threads())
+            .finish()
+    }
+}
+
+impl Launch {
+    /// A context on rayon's global pool (`RAYON_NUM_THREADS` or all cores).
+    pub fn new() -> Self {
+        Self { pool: None }
+    }
+
+    /// A context with its own pool of `threads` threads (`0` means all cores).
+    pub fn with_threads(threads: usize) -> Result<Self> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| Error::Invalid(format!("cannot start {threads} worker threads: {e}")))?;
+        Ok(Self {
+            pool: Some(Arc::new(pool)),
+        })
+    }
+
+    /// The number of worker threads lanes run on.
+    pub fn threads(&self) -> usize {
+        match &self.pool {
+            Some(p) => p.current_num_threads(),
+            None => rayon::current_num_threads(),
+        }
+    }
+
+    /// Runs `f` inside this context's pool.
+    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(p) => p.install(f),
+            None => f(),
+        }
+    }
+
+    /// Runs `body(lane, item)` for every item of an indexed parallel iterator (one item per lane,
+    /// usually a tuple of per-lane slices of the stage's buffers).
+    pub fn lanes<I>(&self, items: I, body: impl Fn(usize, I::Item) + Sync + Send)
+    where
+        I: IndexedParallelIterator,
+    {
+        self.install(|| {
+            items
+                .with_min_len(8)
+                .enumerate()
+                .for_each(|(lane, item)| body(lane, item))
+        });
+    }
+
+    /// Whether any flag is non-zero: the condition of [`skip_unless`](Self::skip_unless) and of
+    /// each [`bounded_loop`](Self::bounded_loop) window (on CUDA, a one-block reduction kernel).
+    pub fn any(&self, flags: &[u8]) -> bool {
+        flags.iter().any(|&f| f != 0)
+    }
+
+    /// Runs `body` only if some flag is non-zero; returns whether it ran.
+    pub fn skip_unless(&self, flags: &[u8], body: impl FnOnce()) -> bool {
+        if self.any(flags) {
+            body();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Repeats `body(window, active)` while any `active` flag is set, at most `max_windows` times.
+    /// The body clears the flags of lanes that are done. Returns the number of windows run.
+    pub fn bounded_loop(
+        &self,
+        max_windows: u32,
+        active: &mut [u8],
+        mut body: impl FnMut(u32, &mut [u8]),
+    ) -> u32 {
+        let mut window = 0;
+        while window < max_windows && self.any(active) {
+            body(window, active);
+            window += 1;
+        }
+        window
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounded_loop_stops_at_cap_and_when_idle() {
+        let launch = Launch::new();
+        let mut active = vec![1u8; 4];
+        let windows = launch.bounded_loop(3, &mut active, |_, _| {});
+        assert_eq!(windows, 3);
+        let mut countdown = [2u8, 0, 1, 0];
+        let windows = launch.bounded_loop(10, &mut active, |_, act| {
+            for (a, c) in act.iter_mut().zip(countdown.iter_mut()) {
+                *c = c.saturating_sub(1);
+                *a = u8::from(*c > 0);
+            }
+        });
+        assert_eq!(windows, 2);
+        assert!(!launch.any(&active));
+    }
+
+    #[test]
+    fn skip_unless_runs_only_on_a_flag() {
+        let launch = Launch::new();
+        let mut ran = false;
+        assert!(!launch.skip_unless(&[0, 0], || ran = true));
+        assert!(!ran);
+        assert!(launch.skip_unless(&[0, 1], || ran = true));
+        assert!(ran);
+    }
+
+    #[test]
+    fn lanes_visit_each_lane_once() {
+        let launch = Launch::with_threads(2).unwrap();
+        let mut out = vec![0u32; 1000];
+        launch.lanes(out.par_iter_mut(), |lane, v| *v += lane as u32 + 1);
+        assert!(out.iter().enumerate().all(|(i, &v)| v == i as u32 + 1));
+    }
+}

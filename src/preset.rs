@@ -1,0 +1,471 @@
+//! Presets: TOML files that fix every parameter of a pipeline.
+//!
+//! The shipped presets live in `presets/*.toml` and are embedded in the binary; a user passes a
+//! built-in name or a path. Every key has a default (the `track` preset's value), so a user file
+//! only states what differs. Unknown sections and keys, wrong types and out-of-range values are
+//! errors that name the key, the value and what was expected. A loaded preset keeps its *resolved*
+//! form (every key, defaults filled in) as TOML text: corpora record it, and its SHA-256 hash.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use crate::{Error, Result};
+
+/// The built-in presets: `(name, TOML text)`.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("track", include_str!("../presets/track.toml")),
+    ("f1", include_str!("../presets/f1.toml")),
+    ("karting", include_str!("../presets/karting.toml")),
+    ("polar", include_str!("../presets/polar.toml")),
+    ("bezier", include_str!("../presets/bezier.toml")),
+    ("hull", include_str!("../presets/hull.toml")),
+    ("voronoi", include_str!("../presets/voronoi.toml")),
+    ("checkpoint", include_str!("../presets/checkpoint.toml")),
+    ("repulsive", include_str!("../presets/repulsive.toml")),
+];
+
+/// The name of the default preset.
+pub const DEFAULT: &str = "track";
+
+/// The generator stage that draws each env's closed control curve.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GeneratorParams {
+    /// Radii jittered around a circle at jittered angles, smoothed by a closed Catmull–Rom spline.
+    Polar {
+        /// Control points (4..=64).
+        n_ctrl: u32,
+        /// Relative radius jitter (0..=0.9).
+        radius_jitter: f32,
+        /// Angle jitter as a fraction of the angular step (0..=0.45).
+        angle_jitter: f32,
+    },
+    /// Random points sorted by angle, joined by closed cubic Bézier segments.
+    Bezier {
+        /// Control points (4..=32).
+        n_ctrl: u32,
+        /// Tangent handle length as a fraction of the neighbour distance (0.05..=0.6).
+        handle: f32,
+        /// Relative radius jitter of the control points (0..=0.9).
+        radius_jitter: f32,
+    },
+    /// Convex hull of random points, midpoints displaced, smoothed by Catmull–Rom.
+    Hull {
+        /// Random points drawn in the disc (6..=64).
+        n_points: u32,
+        /// Midpoint displacement as a fraction of the edge length (0..=0.8).
+        displacement: f32,
+    },
+    /// Boundary of a connected union of Voronoi cells of random sites.
+    Voronoi {
+        /// Random sites (6..=64).
+        n_sites: u32,
+        /// Cells merged into the region (2..=24).
+        n_cells: u32,
+        /// Raster resolution of the cell map (16..=96).
+        grid: u32,
+    },
+    /// CarRacing-style radial checkpoints, bounded-turn steering, closure.
+    Checkpoint {
+        /// Checkpoints (5..=32).
+        n_checkpoints: u32,
+        /// Inner radius of the checkpoints as a fraction of `scale_m` (0.1..=0.95).
+        min_radius_frac: f32,
+        /// Maximum steering per step, degrees (1..=45).
+        max_turn_deg: f32,
+        /// Steering steps before the curve is closed by force (100..=8000).
+        max_steps: u32,
+    },
+    /// A self-repulsive curve grown inside a disc with obstacle discs (tangent-point energy).
+    Repulsive {
+        /// Curve points (16..=128).
+        n_points: u32,
+        /// Gradient steps (10..=2000).
+        max_iters: u32,
+        /// Obstacle discs (0..=12).
+        n_obstacles: u32,
+        /// Obstacle radius as a fraction of `scale_m` (0.02..=0.4).
+        obstacle_radius_frac: f32,
+        /// Target length as a multiple of the disc circumference (0.5..=3).
+        length_factor: f32,
+    },
+}
+
+impl GeneratorParams {
+    /// The generator's name, as written in presets.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Polar { .. } => "polar",
+            Self::Bezier { .. } => "bezier",
+            Self::Hull { .. } => "hull",
+            Self::Voronoi { .. } => "voronoi",
+            Self::Checkpoint { .. } => "checkpoint",
+            Self::Repulsive { .. } => "repulsive",
+        }
+    }
+}
+
+/// The names of the built-in generators.
+pub const GENERATORS: &[&str] = &["polar", "bezier", "hull", "voronoi", "checkpoint", "repulsive"];
+
+/// The z-profile of a track.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZKind {
+    /// z = 0 everywhere.
+    Flat,
+    /// Knot heights uniform in ±amplitude, interpolated around the loop.
+    Uniform,
+    /// A closed random walk.
+    RandomWalk,
+    /// Periodic smooth value noise, several octaves.
+    Noise,
+}
+
+/// Geometry shared by all generators.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrackParams {
+    /// Capacity of every per-point buffer (points per env).
+    pub n_max: u32,
+    /// Half the drivable width, metres.
+    pub half_width_m: f32,
+    /// Target centerline point spacing, metres (grows if the track needs more than `n_max`).
+    pub spacing_m: f32,
+    /// Typical radius of a track, metres.
+    pub scale_m: f32,
+    /// Minimum turn radius of the centerline, metres (at least `half_width_m`).
+    pub min_turn_radius_m: f32,
+    /// Attempts per env before the deterministic fallback shape (1..=32).
+    pub max_attempts: u32,
+}
+
+/// Relaxation of the resampled centerline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelaxParams {
+    /// Windows of the bounded loop (0 disables relaxation).
+    pub max_windows: u32,
+    /// Sweeps per window.
+    pub sweeps_per_window: u32,
+    /// Extra separation margin: non-neighbours keep ≥ 2·half_width·(1 + margin).
+    pub margin: f32,
+    /// Laplacian smoothing gain where the turn radius is below the minimum (0..=0.5).
+    pub smoothing: f32,
+}
+
+/// The z-profile stage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZProfileParams {
+    /// The profile kind.
+    pub kind: ZKind,
+    /// Height amplitude, metres.
+    pub amplitude_m: f32,
+    /// Maximum |dz/ds|.
+    pub max_grade: f32,
+    /// Knots of `uniform`, base wavelength count of `noise`.
+    pub knots: u32,
+}
+
+/// A fully resolved track preset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Preset {
+    /// Where it came from (a built-in name or a path).
+    pub source: String,
+    /// Shared geometry.
+    pub track: TrackParams,
+    /// The generator stage.
+    pub generator: GeneratorParams,
+    /// Relaxation.
+    pub relax: RelaxParams,
+    /// z-profile.
+    pub zprofile: ZProfileParams,
+    resolved: String,
+}
+
+impl Preset {
+    /// Loads a built-in preset by name, or a TOML file by path.
+    pub fn load(name_or_path: &str) -> Result<Self> {
+        if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
+            return Self::parse(text, name);
+        }
+        let path = Path::new(name_or_path);
+        if path.exists() {
+            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            return Self::parse(&text, name_or_path);
+        }
+        let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+        Err(Error::Preset {
+            source_name: name_or_path.to_string(),
+            message: format!(
+                "no built-in preset of that name and no such file; built-in presets: {}",
+                names.join(", ")
+            ),
+        })
+    }
+
+    /// The default preset (`track`).
+    pub fn default_preset() -> Self {
+        Self::load(DEFAULT).expect("the embedded default preset is valid")
+    }
+
+    /// Parses preset TOML text; `source` names it in errors.
+    pub fn parse(text: &str, source: &str) -> Result<Self> {
+        let err = |message: String| Error::Preset {
+            source_name: source.to_string(),
+            message,
+        };
+        let root: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| err(format!("not valid TOML: {e}")))?;
+        let mut out = toml::Table::new();
+
+        let mut s = Section::new(&root, "track", source)?;
+        let generator_name = s.choice("generator", "bezier", GENERATORS)?;
+        let track = TrackParams {
+            n_max: s.uint("n_max", 256, 16, 4096)?,
+            half_width_m: s.float("half_width_m", 6.0, 0.5, 50.0)?,
+            spacing_m: s.float("spacing_m", 5.0, 0.25, 100.0)?,
+            scale_m: s.float("scale_m", 120.0, 10.0, 10_000.0)?,
+            min_turn_radius_m: s.float("min_turn_radius_m", 12.0, 0.5, 1000.0)?,
+            max_attempts: s.uint("max_attempts", 8, 1, 32)?,
+        };
+        s.finish(&mut out)?;
+        if track.min_turn_radius_m < track.half_width_m {
+            return Err(err(format!(
+                "key `track.min_turn_radius_m` = {}: expected at least `track.half_width_m` = {} \
+                 (a tighter turn folds the inner border)",
+                track.min_turn_radius_m, track.half_width_m
+            )));
+        }
+        if track.scale_m < 4.0 * track.min_turn_radius_m {
+            return Err(err(format!(
+                "key `track.scale_m` = {}: expected at least 4 × `track.min_turn_radius_m` = {}",
+                track.scale_m,
+                4.0 * track.min_turn_radius_m
+            )));
+        }
+
+        let mut s = Section::new(&root, &generator_name, source)?;
+        let generator = match generator_name.as_str() {
+            "polar" => GeneratorParams::Polar {
+                n_ctrl: s.uint("n_ctrl", 12, 4, 64)?,
+                radius_jitter: s.float("radius_jitter", 0.35, 0.0, 0.9)?,
+                angle_jitter: s.float("angle_jitter", 0.3, 0.0, 0.45)?,
+            },
+            "bezier" => GeneratorParams::Bezier {
+                n_ctrl: s.uint("n_ctrl", 10, 4, 32)?,
+                handle: s.float("handle", 0.35, 0.05, 0.6)?,
+                radius_jitter: s.float("radius_jitter", 0.45, 0.0, 0.9)?,
+            },
+            "hull" => GeneratorParams::Hull {
+                n_points: s.uint("n_points", 20, 6, 64)?,
+                displacement: s.float("displacement", 0.3, 0.0, 0.8)?,
+            },
+            "voronoi" => GeneratorParams::Voronoi {
+                n_sites: s.uint("n_sites", 24, 6, 64)?,
+                n_cells: s.uint("n_cells", 6, 2, 24)?,
+                grid: s.uint("grid", 48, 16, 96)?,
+            },
+            "checkpoint" => GeneratorParams::Checkpoint {
+                n_checkpoints: s.uint("n_checkpoints", 12, 5, 32)?,
+                min_radius_frac: s.float("min_radius_frac", 0.45, 0.1, 0.95)?,
+                max_turn_deg: s.float("max_turn_deg", 6.0, 1.0, 45.0)?,
+                max_steps: s.uint("max_steps", 2000, 100, 8000)?,
+            },
+            _ => GeneratorParams::Repulsive {
+                n_points: s.uint("n_points", 48, 16, 128)?,
+                max_iters: s.uint("max_iters", 200, 10, 2000)?,
+                n_obstacles: s.uint("n_obstacles", 3, 0, 12)?,
+                obstacle_radius_frac: s.float("obstacle_radius_frac", 0.15, 0.02, 0.4)?,
+                length_factor: s.float("length_factor", 1.3, 0.5, 3.0)?,
+            },
+        };
+        if let GeneratorParams::Voronoi {
+            n_sites, n_cells, ..
+        } = generator
+        {
+            if n_cells > n_sites {
+                return Err(err(format!(
+                    "key `voronoi.n_cells` = {n_cells}: expected at most `voronoi.n_sites` = {n_sites}"
+                )));
+            }
+        }
+        s.finish(&mut out)?;
+
+        let mut s = Section::new(&root, "relax", source)?;
+        let relax = RelaxParams {
+            max_windows: s.uint("max_windows", 10, 0, 1000)?,
+            sweeps_per_window: s.uint("sweeps_per_window", 5, 1, 100)?,
+            margin: s.float("margin", 0.1, 0.0, 2.0)?,
+            smoothing: s.float("smoothing", 0.25, 0.0, 0.5)?,
+        };
+        s.finish(&mut out)?;
+
+        let mut s = Section::new(&root, "zprofile", source)?;
+        let kind = match s
+            .choice("kind", "flat", &["flat", "uniform", "random_walk", "noise"])?
+            .as_str()
+        {
+            "flat" => ZKind::Flat,
+            "uniform" => ZKind::Uniform,
+            "random_walk" => ZKind::RandomWalk,
+            _ => ZKind::Noise,
+        };
+        let zprofile = ZProfileParams {
+            kind,
+            amplitude_m: s.float("amplitude_m", 0.0, 0.0, 1000.0)?,
+            max_grade: s.float("max_grade", 0.08, 0.0, 1.0)?,
+            knots: s.uint("knots", 6, 2, 64)?,
+        };
+        s.finish(&mut out)?;
+
+        let known: BTreeSet<&str> = ["track", "relax", "zprofile", generator_name.as_str()].into();
+        for key in root.keys() {
+            if !known.contains(key.as_str()) {
+                let hint = if GENERATORS.contains(&key.as_str()) {
+                    format!("it configures generator `{key}`, but `track.generator` = \"{generator_name}\"")
+                } else {
+                    "expected one of [track], [relax], [zprofile] and the generator's section".into()
+                };
+                return Err(err(format!("unknown section [{key}]: {hint}")));
+            }
+        }
+
+        let resolved = toml::to_string(&out).expect("a TOML table serialises");
+        Ok(Self {
+            source: source.to_string(),
+            track,
+            generator,
+            relax,
+            zprofile,
+            resolved,
+        })
+    }
+
+    /// The resolved preset as TOML text: every key, defaults filled in.
+    pub fn resolved_toml(&self) -> &str {
+        &self.resolved
+    }
+
+    /// SHA-256 of [`resolved_toml`](Self::resolved_toml), lowercase hex.
+    pub fn hash(&self) -> String {
+        let digest = Sha256::digest(self.resolved.as_bytes());
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// One `[section]` of a preset being read: tracks which keys were used and records resolved values.
+struct Section<'a> {
+    name: String,
+    table: Option<&'a toml::Table>,
+    used: BTreeSet<String>,
+    resolved: toml::Table,
+    source: &'a str,
+}
+
+impl<'a> Section<'a> {
+    fn new(root: &'a toml::Table, name: &str, source: &'a str) -> Result<Self> {
+        let table = match root.get(name) {
+            None => None,
+            Some(toml::Value::Table(t)) => Some(t),
+            Some(other) => {
+                return Err(Error::Preset {
+                    source_name: source.to_string(),
+                    message: format!(
+                        "`{name}` = {other}: expected a table ([{name}])"
+                    ),
+                })
+            }
+        };
+        Ok(Self {
+            name: name.to_string(),
+            table,
+            used: BTreeSet::new(),
+            resolved: toml::Table::new(),
+            source,
+        })
+    }
+
+    fn error(&self, key: &str, value: &toml::Value, expected: &str) -> Error {
+        Error::Preset {
+            source_name: self.source.to_string(),
+            message: format!("key `{}.{key}` = {value}: expected {expected}", self.name),
+        }
+    }
+
+    fn raw(&mut self, key: &str) -> Option<&'a toml::Value> {
+        self.used.insert(key.to_string());
+        self.table.and_then(|t| t.get(key))
+    }
+
+    fn float(&mut self, key: &str, default: f32, lo: f32, hi: f32) -> Result<f32> {
+        let expected = format!("a number in [{lo}, {hi}]");
+        let v = match self.raw(key) {
+            None => default,
+            Some(value) => {
+                let x = match value {
+                    toml::Value::Float(f) => *f,
+                    toml::Value::Integer(i) => *i as f64,
+                    _ => return Err(self.error(key, value, &expected)),
+                };
+                if !(x >= f64::from(lo) && x <= f64::from(hi)) {
+                    return Err(self.error(key, value, &expected));
+                }
+                x as f32
+            }
+        };
+        self.resolved
+            .insert(key.to_string(), toml::Value::Float(f64::from(v)));
+        Ok(v)
+    }
+
+    fn uint(&mut self, key: &str, default: u32, lo: u32, hi: u32) -> Result<u32> {
+        let expected = format!("an integer in [{lo}, {hi}]");
+        let v = match self.raw(key) {
+            None => default,
+            Some(value) => match value {
+                toml::Value::Integer(i) if *i >= i64::from(lo) && *i <= i64::from(hi) => *i as u32,
+                _ => return Err(self.error(key, value, &expected)),
+            },
+        };
+        self.resolved
+            .insert(key.to_string(), toml::Value::Integer(i64::from(v)));
+        Ok(v)
+    }
+
+    fn choice(&mut self, key: &str, default: &str, allowed: &[&str]) -> Result<String> {
+        let v = match self.raw(key) {
+            None => default.to_string(),
+            Some(value) => match value {
+                toml::Value::String(s) if allowed.contains(&s.as_str()) => s.clone(),
+                _ => {
+                    let list: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
+                    return Err(self.error(key, value, &format!("one of {}", list.join(", "))));
+                }
+            },
+        };
+        self.resolved
+            .insert(key.to_string(), toml::Value::String(v.clone()));
+        Ok(v)
+    }
+
+    /// Rejects unknown keys and adds the resolved section to `out`.
+    fn finish(self, out: &mut toml::Table) -> Result<()> {
+        if let Some(t) = self.table {
+            for (key, value) in t {
+                if !self.used.contains(key) {
+                    let known: Vec<&str> = self.used.iter().map(String::as_str).collect();
+                    return Err(Error::Preset {
+                        source_name: self.source.to_string(),
+                        message: format!(
+                            "unknown key `{}.{key}` = {value}: expected one of {}",
+                            self.name,
+                            known.join(", ")
+                        ),
+                    });
+                }
+            }
+        }
+        out.insert(self.name, toml::Value::Table(self.resolved));
+        Ok(())
+    }
+}

@@ -1,0 +1,79 @@
+//! The Bézier generator: stratified random control points joined by closed cubic Bézier
+//! segments whose handles follow the neighbour chord, with random handle lengths.
+
+use super::spline::bezier;
+use super::{Stage, P2};
+use crate::math::{sin_cos, TAU};
+use crate::rng::LaneRng;
+
+/// Samples per Bézier segment.
+const SAMPLES: usize = 12;
+
+/// Bézier generator parameters.
+#[derive(Clone, Debug)]
+pub struct Bezier {
+    /// Control points.
+    pub n_ctrl: usize,
+    /// Mean radius, metres.
+    pub radius_m: f32,
+    /// Handle length, fraction of the segment length.
+    pub handle: f32,
+    /// Relative radius jitter.
+    pub radius_jitter: f32,
+}
+
+impl Stage for Bezier {
+    fn name(&self) -> &str {
+        "bezier"
+    }
+    fn max_points(&self) -> usize {
+        self.n_ctrl * SAMPLES
+    }
+    fn scratch_len(&self) -> usize {
+        3 * self.n_ctrl
+    }
+    fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize {
+        let n = self.n_ctrl;
+        let (pts, handles) = scratch[..3 * n].split_at_mut(2 * n);
+        let pts: &mut [P2] = bytemuck::cast_slice_mut(pts);
+        let step = TAU / n as f32;
+        for i in 0..n {
+            // Stratified angles keep the control polygon simple (sorted by construction).
+            let angle = (i as f32 + 0.8 * rng.unit()) * step;
+            let r = self.radius_m * (1.0 + self.radius_jitter * rng.signed());
+            let (s, c) = sin_cos(angle);
+            pts[i] = [r * c, r * s];
+            handles[i] = self.handle * (0.5 + rng.unit());
+        }
+        let mut written = 0;
+        for i in 0..n {
+            let prev = pts[(i + n - 1) % n];
+            let a = pts[i];
+            let d = pts[(i + 1) % n];
+            let next = pts[(i + 2) % n];
+            let seg = [d[0] - a[0], d[1] - a[1]];
+            let seg_len = (seg[0] * seg[0] + seg[1] * seg[1]).sqrt();
+            let ta = unit([d[0] - prev[0], d[1] - prev[1]]);
+            let td = unit([next[0] - a[0], next[1] - a[1]]);
+            let ha = handles[i] * seg_len;
+            let hd = handles[(i + 1) % n] * seg_len;
+            let b = [a[0] + ta[0] * ha, a[1] + ta[1] * ha];
+            let c = [d[0] - td[0] * hd, d[1] - td[1] * hd];
+            for k in 0..SAMPLES {
+                out[written] = bezier(a, b, c, d, k as f32 / SAMPLES as f32);
+                written += 1;
+            }
+        }
+        written
+    }
+}
+
+/// `v / |v|`, or zero for a zero vector.
+pub(crate) fn unit(v: P2) -> P2 {
+    let len = (v[0] * v[0] + v[1] * v[1]).sqrt();
+    if len > 0.0 {
+        [v[0] / len, v[1] / len]
+    } else {
+        [0.0, 0.0]
+    }
+}

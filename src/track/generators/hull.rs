@@ -1,0 +1,115 @@
+//! The hull generator: the convex hull of random points in a disc, each edge split at a
+//! displaced midpoint, smoothed by a closed Catmull–Rom spline (the classic procedural
+//! race-track recipe).
+
+use super::spline::{catmull_rom_closed, SAMPLES_PER_SEGMENT};
+use super::{Stage, P2};
+use crate::math::{sin_cos, TAU};
+use crate::rng::LaneRng;
+
+/// Hull generator parameters.
+#[derive(Clone, Debug)]
+pub struct Hull {
+    /// Random points drawn in the disc.
+    pub n_points: usize,
+    /// Disc radius, metres.
+    pub radius_m: f32,
+    /// Midpoint displacement, fraction of the edge length.
+    pub displacement: f32,
+}
+
+impl Stage for Hull {
+    fn name(&self) -> &str {
+        "hull"
+    }
+    fn max_points(&self) -> usize {
+        2 * self.n_points * SAMPLES_PER_SEGMENT
+    }
+    fn scratch_len(&self) -> usize {
+        // points (n), hull (up to 2n), displaced polygon (up to 2n), two words each
+        10 * self.n_points
+    }
+    fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize {
+        let n = self.n_points;
+        let (pts, rest) = scratch.split_at_mut(2 * n);
+        let (hull, rest) = rest.split_at_mut(4 * n);
+        let poly = &mut rest[..4 * n];
+        let pts: &mut [P2] = bytemuck::cast_slice_mut(pts);
+        let hull: &mut [P2] = bytemuck::cast_slice_mut(hull);
+        let poly: &mut [P2] = bytemuck::cast_slice_mut(poly);
+        for p in pts.iter_mut() {
+            let r = self.radius_m * 1.25 * rng.unit().sqrt();
+            let (s, c) = sin_cos(TAU * rng.unit());
+            *p = [r * c, r * s];
+        }
+        sort_by_x(pts);
+        let h = monotone_chain(pts, hull);
+        let mut m = 0;
+        for i in 0..h {
+            let a = hull[i];
+            let b = hull[(i + 1) % h];
+            poly[m] = a;
+            m += 1;
+            let e = [b[0] - a[0], b[1] - a[1]];
+            // Outward normal of a counter-clockwise edge is (e.y, −e.x).
+            let d = self.displacement * rng.signed();
+            poly[m] = [
+                0.5 * (a[0] + b[0]) + d * e[1],
+                0.5 * (a[1] + b[1]) - d * e[0],
+            ];
+            m += 1;
+        }
+        catmull_rom_closed(&poly[..m], out)
+    }
+}
+
+/// Insertion sort by x, then y (small n; deterministic, no allocation).
+fn sort_by_x(pts: &mut [P2]) {
+    for i in 1..pts.len() {
+        let mut j = i;
+        while j > 0 && (pts[j - 1][0], pts[j - 1][1]) > (pts[j][0], pts[j][1]) {
+            pts.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
+fn cross(o: P2, a: P2, b: P2) -> f32 {
+    (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+}
+
+/// Andrew's monotone chain over x-sorted points; writes the counter-clockwise hull, returns its size.
+fn monotone_chain(pts: &[P2], hull: &mut [P2]) -> usize {
+    let mut k = 0;
+    for &p in pts {
+        while k >= 2 && cross(hull[k - 2], hull[k - 1], p) <= 0.0 {
+            k -= 1;
+        }
+        hull[k] = p;
+        k += 1;
+    }
+    let lower = k + 1;
+    for &p in pts.iter().rev().skip(1) {
+        while k >= lower && cross(hull[k - 2], hull[k - 1], p) <= 0.0 {
+            k -= 1;
+        }
+        hull[k] = p;
+        k += 1;
+    }
+    k - 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hull_of_square_with_interior_point() {
+        let mut pts = [[0.0, 0.0], [1.0, 1.0], [0.5, 0.5], [1.0, 0.0], [0.0, 1.0]];
+        sort_by_x(&mut pts);
+        let mut hull = [[0.0; 2]; 6];
+        let h = monotone_chain(&pts, &mut hull);
+        assert_eq!(h, 4);
+        assert_eq!(&hull[..4], &[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]);
+    }
+}

@@ -1,0 +1,124 @@
+//! Generator stages: each draws one env's closed plan-view curve.
+//!
+//! A generator is a lane function: given the env's random stream for the current attempt it
+//! writes a dense closed polyline (metres, no repeated end point) into its slice of the raw
+//! buffer and returns the number of points. The pipeline then resamples, relaxes, validates
+//! and inflates it. Implement [`Stage`] to plug in your own generator
+//! (see `examples/custom_stage.rs`).
+
+mod bezier;
+mod checkpoint;
+mod hull;
+mod polar;
+mod repulsive;
+pub mod spline;
+mod voronoi;
+
+use std::sync::Arc;
+
+use crate::preset::{GeneratorParams, Preset};
+use crate::rng::LaneRng;
+
+pub use bezier::Bezier;
+pub use checkpoint::Checkpoint;
+pub use hull::Hull;
+pub use polar::Polar;
+pub use repulsive::Repulsive;
+pub use voronoi::Voronoi;
+
+/// A 2D point or vector in metres.
+pub type P2 = [f32; 2];
+
+/// A generator stage of the track pipeline, run once per env and attempt.
+///
+/// Contract: `run_lane` writes at most [`max_points`](Stage::max_points) points into `out` and
+/// returns how many it wrote (at least 3 for a usable curve; fewer makes the attempt invalid).
+/// It must be a pure function of its arguments: draw randomness only from `rng`, keep state only
+/// in `scratch` (whose contents on entry are unspecified), and use only IEEE-exact operations and
+/// [`crate::math`] so that the CUDA twin can reproduce it bit for bit.
+pub trait Stage: Send + Sync {
+    /// A short name, shown in errors and benchmarks.
+    fn name(&self) -> &str;
+    /// The most points `run_lane` writes for one env.
+    fn max_points(&self) -> usize;
+    /// `f32` scratch words per env (sized once when the pipeline is built).
+    fn scratch_len(&self) -> usize {
+        0
+    }
+    /// Draws one env's closed curve into `out`; returns the number of points written.
+    fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize;
+}
+
+/// The built-in generator stage a preset selects.
+pub fn from_preset(preset: &Preset) -> Arc<dyn Stage> {
+    let scale = preset.track.scale_m;
+    let spacing = preset.track.spacing_m;
+    match preset.generator {
+        GeneratorParams::Polar {
+            n_ctrl,
+            radius_jitter,
+            angle_jitter,
+        } => Arc::new(Polar {
+            n_ctrl: n_ctrl as usize,
+            radius_m: scale,
+            radius_jitter,
+            angle_jitter,
+        }),
+        GeneratorParams::Bezier {
+            n_ctrl,
+            handle,
+            radius_jitter,
+        } => Arc::new(Bezier {
+            n_ctrl: n_ctrl as usize,
+            radius_m: scale,
+            handle,
+            radius_jitter,
+        }),
+        GeneratorParams::Hull {
+            n_points,
+            displacement,
+        } => Arc::new(Hull {
+            n_points: n_points as usize,
+            radius_m: scale,
+            displacement,
+        }),
+        GeneratorParams::Voronoi {
+            n_sites,
+            n_cells,
+            grid,
+        } => Arc::new(Voronoi {
+            n_sites: n_sites as usize,
+            n_cells: n_cells as usize,
+            grid: grid as usize,
+            radius_m: scale,
+        }),
+        GeneratorParams::Checkpoint {
+            n_checkpoints,
+            min_radius_frac,
+            max_turn_deg,
+            max_steps,
+        } => Arc::new(Checkpoint {
+            n_checkpoints: n_checkpoints as usize,
+            radius_m: scale,
+            min_radius_frac,
+            max_turn_rad: max_turn_deg * (crate::math::PI / 180.0),
+            step_m: spacing,
+            max_steps: max_steps as usize,
+        }),
+        GeneratorParams::Repulsive {
+            n_points,
+            max_iters,
+            n_obstacles,
+            obstacle_radius_frac,
+            length_factor,
+        } => Arc::new(Repulsive {
+            n_points: n_points as usize,
+            max_iters: max_iters as usize,
+            n_obstacles: n_obstacles as usize,
+            radius_m: scale,
+            obstacle_radius_m: obstacle_radius_frac * scale,
+            length_factor,
+            half_width_m: preset.track.half_width_m,
+        }),
+    }
+}

@@ -1,0 +1,519 @@
+//! The Voronoi generator: the outline of a connected union of Voronoi cells.
+//!
+//! 1. **Sites.** `n_sites` points uniform in the disc of radius `radius_m`.
+//! 2. **Cell map.** A `grid × grid` raster over the disc's bounding square holds, per pixel, the
+//!    index of the nearest site (the discrete Voronoi diagram); pixels outside the disc (less a
+//!    margin of 1.5 pixels, so the raster's border ring is always empty) belong to no cell. Two
+//!    cells are adjacent when two 4-neighbouring pixels carry their labels.
+//! 3. **Region.** Starting from the site nearest the centre, `n_cells − 1` times one cell
+//!    adjacent to the region is added, chosen uniformly (in site order) by the lane's stream.
+//! 4. **Clean-up of the pixel mask.** A morphological closing then opening with a square of
+//!    half-size ≈ `radius_m / 16` (in pixels, rounded) fills inlets and cuts necks that are too
+//!    narrow for a track; the 4-connected component of the centre cell is kept; 2×2
+//!    checkerboards (diagonal pinches) are filled; holes are filled (every pixel not 4-reachable
+//!    from the raster corner through empty pixels is inside). The mask is then one simply
+//!    connected 4-connected region without pinches, whose pixel-edge outline is a simple lattice
+//!    polygon.
+//! 5. **Outline.** Crack following (square tracing on the pixel corners, interior on the left)
+//!    from the bottom-left corner of the lowest, leftmost inside pixel walks that polygon
+//!    counter-clockwise; each unit edge is split into `⌈pixel / 2.5 m⌉` steps.
+//! 6. **Smoothing.** Three passes of a cyclic box filter over the points (a discrete Gaussian of
+//!    standard deviation ≈ `radius_m / 10` along the outline) remove the staircase and round
+//!    the corners (a corner of turning angle θ ends with a radius of about 2.5 σ / θ); the curve
+//!    is then centred on its point mean and made counter-clockwise.
+//!
+//! Every loop is bounded by the raster size or by [`Voronoi::max_points`]; an outline longer than
+//! `8 · grid` pixel edges (never seen for the cleaned masks) returns 0 points, which makes the
+//! attempt invalid so that the pipeline retries on a fresh stream.
+
+use super::{Stage, P2};
+use crate::rng::LaneRng;
+
+/// Voronoi generator parameters.
+#[derive(Clone, Debug)]
+pub struct Voronoi {
+    /// Random sites.
+    pub n_sites: usize,
+    /// Cells merged into the region.
+    pub n_cells: usize,
+    /// Raster resolution of the cell map.
+    pub grid: usize,
+    /// Radius of the disc the sites are drawn in, metres.
+    pub radius_m: f32,
+}
+
+/// Largest spacing between consecutive output points, metres.
+const MAX_STEP_M: f32 = 2.5;
+/// Half-size of the morphological square, as a fraction of `radius_m`.
+const MORPH_FRAC: f32 = 1.0 / 8.0;
+/// Standard deviation of the outline smoothing, as a fraction of `radius_m`.
+const SMOOTH_FRAC: f32 = 1.0 / 8.0;
+/// Passes of checkerboard filling (one almost always suffices).
+const PINCH_PASSES: usize = 8;
+
+/// Pixel mask values.
+const EMPTY: f32 = 0.0;
+const INSIDE: f32 = 1.0;
+const MARKED: f32 = 2.0;
+
+impl Voronoi {
+    /// Side of a raster pixel, metres.
+    fn pixel_m(&self) -> f32 {
+        2.0 * self.radius_m / self.grid as f32
+    }
+
+    /// Output points per pixel edge of the outline.
+    fn substeps(&self) -> usize {
+        ((self.pixel_m() / MAX_STEP_M).ceil() as usize).max(1)
+    }
+
+    /// Most pixel edges of a traced outline.
+    fn max_edges(&self) -> usize {
+        8 * self.grid
+    }
+
+    /// Half-size of the morphological square, pixels.
+    fn morph_px(&self) -> usize {
+        (MORPH_FRAC * self.radius_m / self.pixel_m() + 0.5) as usize
+    }
+
+    /// Half-width of the box filter, points: three passes of width `2m + 1` have variance
+    /// `m (m + 1)` points², matched to `(σ / step)²`.
+    fn box_half(&self) -> usize {
+        let step_m = self.pixel_m() / self.substeps() as f32;
+        let sigma = SMOOTH_FRAC * self.radius_m / step_m;
+        (sigma as usize).max(1)
+    }
+
+    /// The length of the work buffer: the cell map, the flood-fill queue, the morphology
+    /// temporary and the unsmoothed outline take turns in it.
+    fn work_len(&self) -> usize {
+        (self.grid * self.grid).max(2 * self.max_points())
+    }
+}
+
+impl Stage for Voronoi {
+    fn name(&self) -> &str {
+        "voronoi"
+    }
+    fn max_points(&self) -> usize {
+        self.max_edges() * self.substeps()
+    }
+    fn scratch_len(&self) -> usize {
+        let n = self.n_sites;
+        // sites, adjacency, selection flags, row, mask, work
+        2 * n + n * n + n + self.grid + self.grid * self.grid + self.work_len()
+    }
+    fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize {
+        let n = self.n_sites;
+        let g = self.grid;
+        if n == 0 || g < 4 {
+            return 0;
+        }
+        let (sites, rest) = scratch.split_at_mut(2 * n);
+        let (adj, rest) = rest.split_at_mut(n * n);
+        let (selected, rest) = rest.split_at_mut(n);
+        let (row, rest) = rest.split_at_mut(g);
+        let (mask, rest) = rest.split_at_mut(g * g);
+        let work = &mut rest[..self.work_len()];
+        let sites: &mut [P2] = bytemuck::cast_slice_mut(sites);
+
+        draw_sites(rng, self.radius_m, sites);
+        let labels = &mut work[..g * g];
+        self.label_pixels(sites, row, labels);
+        let seed = nearest_to_origin(sites);
+        adjacency(labels, g, n, adj);
+        grow_region(rng, adj, n, seed, self.n_cells, selected);
+        for (m, &l) in mask.iter_mut().zip(labels.iter()) {
+            *m = if l >= 0.0 && selected[l as usize] != 0.0 {
+                INSIDE
+            } else {
+                EMPTY
+            };
+        }
+
+        let k = self.morph_px();
+        let tmp = &mut work[..g * g];
+        morph(mask, tmp, row, g, k, true);
+        morph(mask, tmp, row, g, k, false);
+        morph(mask, tmp, row, g, k, false);
+        morph(mask, tmp, row, g, k, true);
+        clear_border(mask, g);
+        let queue = &mut work[..g * g];
+        keep_largest(mask, queue, g);
+        fill_pinches(mask, g);
+        fill_holes(mask, queue, g);
+
+        let curve = bytemuck::cast_slice_mut::<f32, P2>(&mut work[..2 * self.max_points()]);
+        let m = self.trace(mask, curve);
+        if m < 3 {
+            return 0;
+        }
+        let half = self.box_half().min((m - 1) / 2);
+        box_filter(&curve[..m], half, &mut out[..m]);
+        box_filter(&out[..m], half, &mut curve[..m]);
+        box_filter(&curve[..m], half, &mut out[..m]);
+        finish(&mut out[..m]);
+        m
+    }
+}
+
+impl Voronoi {
+    /// Writes the nearest-site label of every pixel (−1 outside the clipped disc); `best` holds
+    /// one row of squared distances. Sites are visited in index order with a strict `<`, so
+    /// ties go to the lower index.
+    fn label_pixels(&self, sites: &[P2], best: &mut [f32], labels: &mut [f32]) {
+        let g = self.grid;
+        let h = self.pixel_m();
+        let clip = self.radius_m - 1.5 * h;
+        let clip2 = clip * clip;
+        let x_of = |i: usize| -self.radius_m + (i as f32 + 0.5) * h;
+        for (j, row) in labels.chunks_exact_mut(g).enumerate() {
+            let y = -self.radius_m + (j as f32 + 0.5) * h;
+            best.fill(f32::INFINITY);
+            for (s, p) in sites.iter().enumerate() {
+                let dy = y - p[1];
+                let dy2 = dy * dy;
+                for (i, (b, l)) in best.iter_mut().zip(row.iter_mut()).enumerate() {
+                    let dx = x_of(i) - p[0];
+                    let d2 = dx * dx + dy2;
+                    if d2 < *b {
+                        *b = d2;
+                        *l = s as f32;
+                    }
+                }
+            }
+            for (i, l) in row.iter_mut().enumerate() {
+                let x = x_of(i);
+                if x * x + y * y > clip2 {
+                    *l = -1.0;
+                }
+            }
+        }
+    }
+
+    /// Crack-follows the outline of the mask counter-clockwise (interior on the left) from the
+    /// bottom-left corner of the first inside pixel, writing `substeps` points per pixel edge
+    /// in metres. Returns the number of points, or 0 if the outline is longer than
+    /// [`Self::max_edges`] or the mask is empty.
+    fn trace(&self, mask: &[f32], curve: &mut [P2]) -> usize {
+        const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
+        let g = self.grid as i32;
+        let Some(first) = mask.iter().position(|&m| m == INSIDE) else {
+            return 0;
+        };
+        let inside = |x: i32, y: i32| -> bool {
+            x >= 0 && y >= 0 && x < g && y < g && mask[(y * g + x) as usize] == INSIDE
+        };
+        // The pixels around a corner (cx, cy), counter-clockwise from north-east.
+        let quadrant = |cx: i32, cy: i32, q: usize| -> bool {
+            match q {
+                0 => inside(cx, cy),
+                1 => inside(cx - 1, cy),
+                2 => inside(cx - 1, cy - 1),
+                _ => inside(cx, cy - 1),
+            }
+        };
+        let start = ((first % self.grid) as i32, (first / self.grid) as i32);
+        let h = self.pixel_m();
+        let s = self.substeps();
+        let sub = h / s as f32;
+        let (mut cx, mut cy) = start;
+        let mut d = 0usize;
+        let mut written = 0;
+        for _ in 0..self.max_edges() {
+            let x0 = -self.radius_m + cx as f32 * h;
+            let y0 = -self.radius_m + cy as f32 * h;
+            let (dx, dy) = DIRS[d];
+            for k in 0..s {
+                let t = k as f32 * sub;
+                curve[written] = [x0 + t * dx as f32, y0 + t * dy as f32];
+                written += 1;
+            }
+            cx += dx;
+            cy += dy;
+            // Interior on the left: turn right if the pixel ahead-right is inside, go straight
+            // if only the one ahead-left is, turn left otherwise.
+            let ahead_left = quadrant(cx, cy, d);
+            let ahead_right = quadrant(cx, cy, (d + 3) % 4);
+            d = if ahead_left && ahead_right {
+                (d + 3) % 4
+            } else if ahead_left {
+                d
+            } else {
+                (d + 1) % 4
+            };
+            if (cx, cy) == start && d == 0 {
+                return written;
+            }
+        }
+        0
+    }
+}
+
+/// Draws sites uniform in the disc of radius `r`.
+fn draw_sites(rng: &mut LaneRng, r: f32, sites: &mut [P2]) {
+    for p in sites.iter_mut() {
+        let radius = r * rng.unit().sqrt();
+        let (s, c) = crate::math::sin_cos(crate::math::TAU * rng.unit());
+        *p = [radius * c, radius * s];
+    }
+}
+
+/// The index of the site nearest the origin (the first on ties).
+fn nearest_to_origin(sites: &[P2]) -> usize {
+    let mut best = 0;
+    let mut best_d2 = f32::INFINITY;
+    for (s, p) in sites.iter().enumerate() {
+        let d2 = p[0] * p[0] + p[1] * p[1];
+        if d2 < best_d2 {
+            best_d2 = d2;
+            best = s;
+        }
+    }
+    best
+}
+
+/// Fills the symmetric cell adjacency matrix (1 where two cells share a pixel edge).
+fn adjacency(labels: &[f32], g: usize, n: usize, adj: &mut [f32]) {
+    adj.fill(0.0);
+    let mut link = |a: f32, b: f32| {
+        if a >= 0.0 && b >= 0.0 && a != b {
+            let (a, b) = (a as usize, b as usize);
+            adj[a * n + b] = 1.0;
+            adj[b * n + a] = 1.0;
+        }
+    };
+    for j in 0..g {
+        for i in 0..g {
+            let l = labels[j * g + i];
+            if i + 1 < g {
+                link(l, labels[j * g + i + 1]);
+            }
+            if j + 1 < g {
+                link(l, labels[(j + 1) * g + i]);
+            }
+        }
+    }
+}
+
+/// Grows a connected set of `n_cells` cells from `seed`: each step adds a uniformly chosen
+/// cell (in index order) among the unselected neighbours of the set. Stops early when none is
+/// left.
+fn grow_region(
+    rng: &mut LaneRng,
+    adj: &[f32],
+    n: usize,
+    seed: usize,
+    n_cells: usize,
+    selected: &mut [f32],
+) {
+    selected.fill(0.0);
+    selected[seed] = 1.0;
+    let is_candidate = |selected: &[f32], c: usize| {
+        selected[c] == 0.0 && (0..n).any(|s| selected[s] != 0.0 && adj[s * n + c] != 0.0)
+    };
+    for _ in 1..n_cells.min(n) {
+        let count = (0..n).filter(|&c| is_candidate(selected, c)).count();
+        if count == 0 {
+            return;
+        }
+        let pick = rng.below(count as u32) as usize;
+        if let Some(c) = (0..n).filter(|&c| is_candidate(selected, c)).nth(pick) {
+            selected[c] = 1.0;
+        }
+    }
+}
+
+/// Dilates (`grow`) or erodes the 0/1 mask with a `(2k+1)²` square, separably through `tmp`
+/// with sliding window counts (`col` holds one row of column counts; all sums are small
+/// integers, exact in `f32`). Pixels off the raster count as empty.
+fn morph(mask: &mut [f32], tmp: &mut [f32], col: &mut [f32], g: usize, k: usize, grow: bool) {
+    if k == 0 {
+        return;
+    }
+    let full = (2 * k + 1) as f32;
+    let decide = |count: f32| {
+        let hit = if grow { count > 0.0 } else { count == full };
+        if hit {
+            INSIDE
+        } else {
+            EMPTY
+        }
+    };
+    for (src, dst) in mask.chunks_exact(g).zip(tmp.chunks_exact_mut(g)) {
+        let mut count: f32 = src[..k.min(g)].iter().sum();
+        for i in 0..g {
+            if i + k < g {
+                count += src[i + k];
+            }
+            if i > k {
+                count -= src[i - k - 1];
+            }
+            dst[i] = decide(count);
+        }
+    }
+    col.fill(0.0);
+    for j in 0..k.min(g) {
+        for (c, &t) in col.iter_mut().zip(&tmp[j * g..(j + 1) * g]) {
+            *c += t;
+        }
+    }
+    for j in 0..g {
+        if j + k < g {
+            for (c, &t) in col.iter_mut().zip(&tmp[(j + k) * g..(j + k + 1) * g]) {
+                *c += t;
+            }
+        }
+        if j > k {
+            for (c, &t) in col.iter_mut().zip(&tmp[(j - k - 1) * g..(j - k) * g]) {
+                *c -= t;
+            }
+        }
+        for (m, &c) in mask[j * g..(j + 1) * g].iter_mut().zip(col.iter()) {
+            *m = decide(c);
+        }
+    }
+}
+
+/// Empties the raster's outermost ring of pixels.
+fn clear_border(mask: &mut [f32], g: usize) {
+    for t in 0..g {
+        mask[t] = EMPTY;
+        mask[(g - 1) * g + t] = EMPTY;
+        mask[t * g] = EMPTY;
+        mask[t * g + g - 1] = EMPTY;
+    }
+}
+
+/// Sets to `to` every pixel equal to `from` that is 4-reachable from `start` through such
+/// pixels (breadth first; `queue` holds pixel indices, each pushed once). Returns how many.
+fn flood(mask: &mut [f32], queue: &mut [f32], g: usize, start: usize, from: f32, to: f32) -> usize {
+    if mask[start] != from {
+        return 0;
+    }
+    mask[start] = to;
+    queue[0] = start as f32;
+    let (mut head, mut tail) = (0, 1);
+    while head < tail {
+        let p = queue[head] as usize;
+        head += 1;
+        let (i, j) = (p % g, p / g);
+        let neighbours = [
+            (i > 0).then(|| p - 1),
+            (i + 1 < g).then(|| p + 1),
+            (j > 0).then(|| p - g),
+            (j + 1 < g).then(|| p + g),
+        ];
+        for q in neighbours.into_iter().flatten() {
+            if mask[q] == from {
+                mask[q] = to;
+                queue[tail] = q as f32;
+                tail += 1;
+            }
+        }
+    }
+    tail
+}
+
+/// Keeps only the largest 4-connected component of inside pixels (the first found, in raster
+/// order, on ties). Components are numbered from `MARKED + 1` while they are measured.
+fn keep_largest(mask: &mut [f32], queue: &mut [f32], g: usize) {
+    let mut id = MARKED;
+    let mut best_id = EMPTY;
+    let mut best_size = 0;
+    for p in 0..g * g {
+        if mask[p] == INSIDE {
+            id += 1.0;
+            let size = flood(mask, queue, g, p, INSIDE, id);
+            if size > best_size {
+                best_size = size;
+                best_id = id;
+            }
+        }
+    }
+    for m in mask.iter_mut() {
+        *m = if best_id != EMPTY && *m == best_id {
+            INSIDE
+        } else {
+            EMPTY
+        };
+    }
+}
+
+/// Fills both empty pixels of every 2×2 block whose inside pixels touch only diagonally, so that
+/// the outline never meets itself at a corner. Repeats (bounded) while a pass filled something.
+fn fill_pinches(mask: &mut [f32], g: usize) {
+    for _ in 0..PINCH_PASSES {
+        let mut changed = false;
+        for j in 0..g - 1 {
+            for i in 0..g - 1 {
+                let a = j * g + i;
+                let (b, c, d) = (a + 1, a + g, a + g + 1);
+                let diag = mask[a] == INSIDE && mask[d] == INSIDE;
+                let anti = mask[b] == INSIDE && mask[c] == INSIDE;
+                if diag != anti {
+                    let (e0, e1) = if diag { (b, c) } else { (a, d) };
+                    if mask[e0] == EMPTY && mask[e1] == EMPTY {
+                        mask[e0] = INSIDE;
+                        mask[e1] = INSIDE;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+/// Makes every pixel not 4-reachable from the raster corner through empty pixels inside.
+fn fill_holes(mask: &mut [f32], queue: &mut [f32], g: usize) {
+    flood(mask, queue, g, 0, EMPTY, MARKED);
+    for m in mask.iter_mut() {
+        *m = if *m == MARKED { EMPTY } else { INSIDE };
+    }
+}
+
+/// One pass of the cyclic box filter of half-width `half` (`half < src.len()`), summed in a
+/// fixed order.
+fn box_filter(src: &[P2], half: usize, dst: &mut [P2]) {
+    let m = src.len();
+    let w = 1.0 / (2 * half + 1) as f32;
+    for (i, d) in dst.iter_mut().enumerate() {
+        let mut sx = src[i][0];
+        let mut sy = src[i][1];
+        for o in 1..=half {
+            let a = src[(i + m - o) % m];
+            let b = src[(i + o) % m];
+            sx += a[0] + b[0];
+            sy += a[1] + b[1];
+        }
+        *d = [sx * w, sy * w];
+    }
+}
+
+/// Centres the curve on its point mean and makes it counter-clockwise.
+fn finish(curve: &mut [P2]) {
+    let m = curve.len();
+    let (mut cx, mut cy) = (0.0f32, 0.0f32);
+    for p in curve.iter() {
+        cx += p[0];
+        cy += p[1];
+    }
+    cx /= m as f32;
+    cy /= m as f32;
+    for p in curve.iter_mut() {
+        *p = [p[0] - cx, p[1] - cy];
+    }
+    let mut area2 = 0.0f32;
+    for i in 0..m {
+        let a = curve[i];
+        let b = curve[(i + 1) % m];
+        area2 += a[0] * b[1] - a[1] * b[0];
+    }
+    if area2 < 0.0 {
+        curve.reverse();
+    }
+}

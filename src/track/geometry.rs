@@ -1,0 +1,85 @@
+//! Small plan-view geometry shared by the stages: curvature, segment intersection, signed area.
+
+use super::generators::P2;
+
+/// `|a − b|`.
+#[inline]
+pub fn dist(a: P2, b: P2) -> f32 {
+    let (dx, dy) = (a[0] - b[0], a[1] - b[1]);
+    (dx * dx + dy * dy).sqrt()
+}
+
+/// Menger curvature of the triangle `(a, b, c)`: `4·area / (|ab|·|bc|·|ca|)`, 0 for a degenerate one.
+#[inline]
+pub fn menger_curvature(a: P2, b: P2, c: P2) -> f32 {
+    let cross = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    let denom = dist(a, b) * dist(b, c) * dist(c, a);
+    if denom > 0.0 {
+        2.0 * cross.abs() / denom
+    } else {
+        0.0
+    }
+}
+
+/// Twice the signed area of the closed polygon `pts` (positive when counter-clockwise).
+pub fn signed_area2(pts: &[P2]) -> f32 {
+    let n = pts.len();
+    let mut a = 0.0;
+    for i in 0..n {
+        let p = pts[i];
+        let q = pts[(i + 1) % n];
+        a += p[0] * q[1] - q[0] * p[1];
+    }
+    a
+}
+
+#[inline]
+fn orient(a: P2, b: P2, c: P2) -> f32 {
+    (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+}
+
+/// Whether the closed segments `ab` and `cd` intersect (touching and collinear overlap count).
+pub fn segments_intersect(a: P2, b: P2, c: P2, d: P2) -> bool {
+    let o1 = orient(a, b, c);
+    let o2 = orient(a, b, d);
+    let o3 = orient(c, d, a);
+    let o4 = orient(c, d, b);
+    if ((o1 > 0.0 && o2 < 0.0) || (o1 < 0.0 && o2 > 0.0))
+        && ((o3 > 0.0 && o4 < 0.0) || (o3 < 0.0 && o4 > 0.0))
+    {
+        return true;
+    }
+    let on = |p: P2, q: P2, r: P2| {
+        r[0] >= p[0].min(q[0])
+            && r[0] <= p[0].max(q[0])
+            && r[1] >= p[1].min(q[1])
+            && r[1] <= p[1].max(q[1])
+    };
+    (o1 == 0.0 && on(a, b, c))
+        || (o2 == 0.0 && on(a, b, d))
+        || (o3 == 0.0 && on(c, d, a))
+        || (o4 == 0.0 && on(c, d, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curvature_of_circle_points() {
+        let r = 10.0f32;
+        let p = |t: f32| [r * t.cos(), r * t.sin()];
+        let k = menger_curvature(p(0.0), p(0.1), p(0.2));
+        assert!((k - 0.1).abs() < 1e-4);
+        assert_eq!(menger_curvature([0.0, 0.0], [1.0, 0.0], [2.0, 0.0]), 0.0);
+    }
+
+    #[test]
+    fn intersections() {
+        assert!(segments_intersect([0.0, 0.0], [2.0, 2.0], [0.0, 2.0], [2.0, 0.0]));
+        assert!(!segments_intersect([0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]));
+        assert!(segments_intersect([0.0, 0.0], [2.0, 0.0], [1.0, 0.0], [3.0, 0.0]));
+        assert!(segments_intersect([0.0, 0.0], [2.0, 0.0], [2.0, 0.0], [2.0, 5.0]));
+        assert!(signed_area2(&[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]) > 0.0);
+    }
+}

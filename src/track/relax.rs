@@ -1,0 +1,146 @@
+//! Relaxation of a resampled centerline: separation, turn radius and spacing.
+//!
+//! Each sweep is a Jacobi step (displacements are accumulated from the current positions, then
+//! applied), so a point lane on the GPU computes the same numbers as this sequential loop:
+//!
+//! - **separation**: points at arc distance ≥ π·d/2 (non-neighbours) closer than
+//!   `d = 2·half_width·(1 + margin)` are pushed apart, each by half the overlap;
+//! - **turn radius**: where the Menger curvature exceeds `1 / (1.05·min_turn_radius)`, the point
+//!   moves toward the midpoint of its neighbours by `smoothing` (Laplacian smoothing);
+//! - **spacing**: each point slides along its tangent toward the middle of its neighbours' arc.
+//!
+//! Sweeps run in windows of the launch context's bounded loop; after each window
+//! [`violation`] decides whether the env is still active.
+
+use super::generators::P2;
+use super::geometry::{dist, menger_curvature};
+use super::grid::Grid;
+
+/// Per-pipeline relaxation constants.
+#[derive(Clone, Copy, Debug)]
+pub struct RelaxConsts {
+    /// Target separation of non-neighbouring points, metres.
+    pub separation_m: f32,
+    /// Separation a converged track must reach, metres.
+    pub converged_separation_m: f32,
+    /// Largest curvature of a converged track, 1/m.
+    pub max_curvature: f32,
+    /// Curvature above which smoothing applies, 1/m.
+    pub smooth_curvature: f32,
+    /// Laplacian gain.
+    pub smoothing: f32,
+    /// Arc distance under which two points count as neighbours, metres.
+    pub neighbour_arc_m: f32,
+}
+
+/// Scratch of one lane.
+pub struct RelaxScratch<'a> {
+    /// Displacement accumulator, one per point.
+    pub disp: &'a mut [P2],
+    /// Grid buckets (power of two).
+    pub heads: &'a mut [u32],
+    /// Grid links, one per point.
+    pub next: &'a mut [u32],
+}
+
+/// Cyclic index distance of `i` and `j` on a loop of `n`.
+#[inline]
+pub fn cyclic_gap(i: usize, j: usize, n: usize) -> usize {
+    let d = i.abs_diff(j);
+    d.min(n - d)
+}
+
+/// Runs `sweeps` relaxation sweeps on the closed curve `pts`.
+pub fn relax_sweeps(pts: &mut [P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>, sweeps: u32) {
+    let n = pts.len();
+    if n < 4 {
+        return;
+    }
+    for _ in 0..sweeps {
+        let spacing = super::resample::closed_length(pts) / n as f32;
+        let excl = neighbour_gap(c.neighbour_arc_m, spacing);
+        let disp = &mut s.disp[..n];
+        disp.fill([0.0, 0.0]);
+        {
+            let grid = Grid::build(s.heads, s.next, pts, c.separation_m);
+            for i in 0..n {
+                let p = pts[i];
+                let mut acc = [0.0f32; 2];
+                grid.for_neighbours(pts, p, |j| {
+                    if cyclic_gap(i, j, n) <= excl {
+                        return;
+                    }
+                    let d = dist(p, pts[j]);
+                    if d < c.separation_m && d > 0.0 {
+                        let push = 0.5 * (c.separation_m - d) / d;
+                        acc[0] += (p[0] - pts[j][0]) * push;
+                        acc[1] += (p[1] - pts[j][1]) * push;
+                    }
+                });
+                disp[i] = acc;
+            }
+        }
+        for i in 0..n {
+            let a = pts[(i + n - 1) % n];
+            let p = pts[i];
+            let b = pts[(i + 1) % n];
+            let mid = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])];
+            if menger_curvature(a, p, b) > c.smooth_curvature {
+                disp[i][0] += c.smoothing * (mid[0] - p[0]);
+                disp[i][1] += c.smoothing * (mid[1] - p[1]);
+            }
+            let (la, lb) = (dist(a, p), dist(p, b));
+            let chord = dist(a, b);
+            if chord > 0.0 {
+                let slide = 0.25 * (lb - la) / chord;
+                disp[i][0] += slide * (b[0] - a[0]);
+                disp[i][1] += slide * (b[1] - a[1]);
+            }
+        }
+        for (p, d) in pts.iter_mut().zip(disp.iter()) {
+            p[0] += d[0];
+            p[1] += d[1];
+        }
+    }
+}
+
+/// The index gap under which two points of a curve with mean `spacing` are neighbours.
+#[inline]
+pub fn neighbour_gap(neighbour_arc_m: f32, spacing: f32) -> usize {
+    let g = neighbour_arc_m / spacing;
+    if g.is_finite() && g < 1.0e6 {
+        g.ceil() as usize
+    } else {
+        usize::MAX / 2
+    }
+}
+
+/// Whether the curve still violates the converged separation or curvature (the window's
+/// `active` flag).
+pub fn violation(pts: &[P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>) -> bool {
+    let n = pts.len();
+    if n < 4 {
+        return false;
+    }
+    for i in 0..n {
+        let k = menger_curvature(pts[(i + n - 1) % n], pts[i], pts[(i + 1) % n]);
+        if !(k <= c.max_curvature) {
+            return true;
+        }
+    }
+    let spacing = super::resample::closed_length(pts) / n as f32;
+    let excl = neighbour_gap(c.neighbour_arc_m, spacing);
+    let grid = Grid::build(s.heads, s.next, pts, c.separation_m);
+    let mut bad = false;
+    for i in 0..n {
+        grid.for_neighbours(pts, pts[i], |j| {
+            if cyclic_gap(i, j, n) > excl && dist(pts[i], pts[j]) < c.converged_separation_m {
+                bad = true;
+            }
+        });
+        if bad {
+            return true;
+        }
+    }
+    false
+}

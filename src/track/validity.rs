@@ -1,0 +1,165 @@
+//! Validity of a track, decided on the plan-view centerline and its two borders.
+//!
+//! A track is valid when all of these hold (with `hw` the half width):
+//! 1. it has at least `MIN_POINTS` points and all are finite;
+//! 2. it is closed with even spacing: every segment, the closing one included, lies within
+//!    `[0.2, 2.5]` times the mean spacing;
+//! 3. its turning number is ±1 (total signed turning ±2π within 0.05 rad);
+//! 4. its turn radius (Menger radius of consecutive triples) is ≥ 0.98 · `min_turn_radius`;
+//! 5. its thickness is ≥ (1 − 0.02)·hw: points at arc distance > π·hw are ≥ 2·0.98·hw apart;
+//! 6. neither border intersects itself, and the borders do not intersect each other.
+
+use super::generators::P2;
+use super::geometry::{dist, menger_curvature, segments_intersect, signed_area2};
+use super::grid::Grid;
+use crate::math::{atan2, TAU};
+
+/// Relative slack of the thickness and turn-radius checks.
+pub const SLACK: f32 = 0.02;
+
+/// Constants of the validity check.
+#[derive(Clone, Copy, Debug)]
+pub struct ValidityConsts {
+    /// Half width, metres.
+    pub half_width_m: f32,
+    /// Minimum turn radius, metres.
+    pub min_turn_radius_m: f32,
+}
+
+/// Scratch of one lane: `border` holds `2·n` points, `next` `2·n` links.
+pub struct ValidityScratch<'a> {
+    /// Arc length per point.
+    pub arclen: &'a mut [f32],
+    /// Outer then inner border points.
+    pub border: &'a mut [P2],
+    /// Grid buckets.
+    pub heads: &'a mut [u32],
+    /// Grid links.
+    pub next: &'a mut [u32],
+}
+
+/// Left unit normal of point `i` of a closed curve (from the central difference).
+#[inline]
+pub fn left_normal(pts: &[P2], i: usize) -> P2 {
+    let n = pts.len();
+    let a = pts[(i + n - 1) % n];
+    let b = pts[(i + 1) % n];
+    let (tx, ty) = (b[0] - a[0], b[1] - a[1]);
+    let len = (tx * tx + ty * ty).sqrt();
+    if len > 0.0 {
+        [-ty / len, tx / len]
+    } else {
+        [0.0, 0.0]
+    }
+}
+
+/// +1 for a counter-clockwise curve, −1 otherwise.
+#[inline]
+pub fn orientation(pts: &[P2]) -> f32 {
+    if signed_area2(pts) >= 0.0 {
+        1.0
+    } else {
+        -1.0
+    }
+}
+
+/// Whether the closed centerline `pts` makes a valid track (see the module doc).
+pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> bool {
+    let n = pts.len();
+    if n < super::resample::MIN_POINTS || !pts.iter().all(|p| p[0].is_finite() && p[1].is_finite())
+    {
+        return false;
+    }
+    // 2. closed, even spacing; arc lengths for 5.
+    let arclen = &mut s.arclen[..n];
+    let mut total = 0.0f32;
+    for i in 0..n {
+        arclen[i] = total;
+        total += dist(pts[i], pts[(i + 1) % n]);
+    }
+    let mean = total / n as f32;
+    for i in 0..n {
+        let l = dist(pts[i], pts[(i + 1) % n]);
+        if !(l >= 0.2 * mean && l <= 2.5 * mean) {
+            return false;
+        }
+    }
+    // 3. turning number and 4. turn radius.
+    let mut turning = 0.0f32;
+    let max_curvature = 1.0 / ((1.0 - SLACK) * c.min_turn_radius_m);
+    for i in 0..n {
+        let a = pts[(i + n - 1) % n];
+        let p = pts[i];
+        let b = pts[(i + 1) % n];
+        let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
+        let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+        turning += atan2(ux * vy - uy * vx, ux * vx + uy * vy);
+        if !(menger_curvature(a, p, b) <= max_curvature) {
+            return false;
+        }
+    }
+    if !((turning.abs() - TAU).abs() < 0.05) {
+        return false;
+    }
+    // 5. thickness over non-neighbouring pairs.
+    let hw = c.half_width_m;
+    let min_sep = 2.0 * (1.0 - SLACK) * hw;
+    let neighbour_arc = crate::math::PI * hw;
+    {
+        let grid = Grid::build(s.heads, s.next, pts, min_sep.max(mean));
+        let mut thin = false;
+        for i in 0..n {
+            grid.for_neighbours(pts, pts[i], |j| {
+                let gap = (arclen[i] - arclen[j]).abs();
+                let arc = gap.min(total - gap);
+                if arc > neighbour_arc && dist(pts[i], pts[j]) < min_sep {
+                    thin = true;
+                }
+            });
+            if thin {
+                return false;
+            }
+        }
+    }
+    // 6. borders: outer = centre − σ·hw·left, inner = centre + σ·hw·left.
+    let sigma = orientation(pts);
+    let border = &mut s.border[..2 * n];
+    let mut longest = 0.0f32;
+    for i in 0..n {
+        let nl = left_normal(pts, i);
+        let p = pts[i];
+        border[i] = [p[0] - sigma * hw * nl[0], p[1] - sigma * hw * nl[1]];
+        border[n + i] = [p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]];
+    }
+    // Segment k joins border point k to its successor on the same border; keyed by midpoint.
+    let seg_end = |k: usize| if k < n { (k + 1) % n } else { n + (k - n + 1) % n };
+    for k in 0..2 * n {
+        longest = longest.max(dist(border[k], border[seg_end(k)]));
+    }
+    if !(longest > 0.0 && longest.is_finite()) {
+        return false;
+    }
+    // Segments are keyed by their start point; two crossing segments no longer than `longest`
+    // start within 2·longest of each other, so that cell size finds every candidate pair.
+    let grid = Grid::build(s.heads, s.next, border, 2.0 * longest);
+    let mut crossing = false;
+    for k in 0..2 * n {
+        let (a, b) = (border[k], border[seg_end(k)]);
+        grid.for_neighbours(border, a, |m| {
+            if m <= k {
+                return;
+            }
+            let same_border = (k < n) == (m < n);
+            if same_border && (seg_end(k) == m || seg_end(m) == k) {
+                return;
+            }
+            if segments_intersect(a, b, border[m], border[seg_end(m)]) {
+                crossing = true;
+            }
+        });
+        if crossing {
+            return false;
+        }
+    }
+    true
+}
