@@ -262,7 +262,23 @@ impl Pipeline {
         let launch = self.launch.clone();
         let s = &mut self.scratch;
         let mut relax_active = std::mem::take(&mut s.relax_active);
-        relax_active.copy_from_slice(active);
+        // A curve that already meets the constraints is not relaxed at all.
+        let lanes = (
+            s.pts.par_chunks(n_max),
+            s.count.par_iter(),
+            s.pair.par_chunks_mut(2 * n_max),
+            s.heads.par_chunks_mut(buckets),
+            s.next.par_chunks_mut(2 * n_max),
+            relax_active.par_iter_mut(),
+            active.par_iter(),
+        );
+        launch.lanes(
+            lanes.into_par_iter(),
+            |_, (pts, &count, disp, heads, next, ra, &act)| {
+                let mut scratch = RelaxScratch { disp, heads, next };
+                *ra = u8::from(act != 0 && violation(&pts[..count as usize], &consts, &mut scratch));
+            },
+        );
         launch.bounded_loop(windows, &mut relax_active, |_, ra| {
             let lanes = (
                 s.pts.par_chunks_mut(n_max),

@@ -1,7 +1,8 @@
 //! The checkpoint generator, after Gymnasium's CarRacing: radial checkpoints at jittered angles
 //! and radii, followed by a car that steers toward the next checkpoint with a bounded turn per
-//! step; after the last checkpoint it aims at a point before the start, then at the start, so
-//! that the loop closes with a matching heading.
+//! step, moving on when its polar angle passes the checkpoint's (so an unreachable checkpoint
+//! never traps it in orbit); after the last checkpoint it aims at a point before the start, then
+//! at the start. The remaining gap is spread over the last quarter of the loop so it closes.
 
 use super::{Stage, P2};
 use crate::math::{atan2, sin_cos, wrap_angle, FRAC_PI_2, TAU};
@@ -52,47 +53,53 @@ impl Stage for Checkpoint {
         targets[n + 1] = start;
         targets[0] = start;
 
-        let switch_m = 2.0 * self.step_m;
+        // Steer toward the current target; move on once the car's polar angle passes the
+        // target's (as CarRacing does), so an unreachable target never traps the car in orbit.
         let mut pos = start;
         let mut heading = FRAC_PI_2;
         let mut dest = 1;
+        let mut swept = 0.0f32;
+        let mut polar = 0.0f32;
         let mut written = 0;
-        while written < self.max_steps {
+        while written < self.max_steps && swept < TAU {
             out[written] = pos;
             written += 1;
-            let t = targets[dest];
-            let to = [t[0] - pos[0], t[1] - pos[1]];
-            let dist = (to[0] * to[0] + to[1] * to[1]).sqrt();
-            if dist < switch_m {
-                if dest == n + 1 {
-                    break;
-                }
+            while dest <= n + 1 && swept >= target_angle(targets[dest], dest, n) {
                 dest += 1;
-                continue_steer(&mut heading, targets[dest], pos, self.max_turn_rad);
-            } else {
-                continue_steer(&mut heading, t, pos, self.max_turn_rad);
             }
+            let t = targets[dest.min(n + 1)];
+            let desired = atan2(t[1] - pos[1], t[0] - pos[0]);
+            let diff = wrap_angle(desired - heading);
+            heading = wrap_angle(heading + diff.clamp(-self.max_turn_rad, self.max_turn_rad));
             let (s, c) = sin_cos(heading);
             pos = [pos[0] + self.step_m * c, pos[1] + self.step_m * s];
+            let now = atan2(pos[1], pos[0]);
+            swept += wrap_angle(now - polar);
+            polar = now;
         }
-        // Drop the tail that re-enters the start's neighbourhood so the closing segment is short.
-        while written > 3 {
-            let p = out[written - 1];
-            let d = ((p[0] - start[0]) * (p[0] - start[0]) + (p[1] - start[1]) * (p[1] - start[1]))
-                .sqrt();
-            if d < 0.5 * self.step_m {
-                written -= 1;
-            } else {
-                break;
-            }
+        // Closure: spread the gap between the last position and the start over the last quarter
+        // of the loop (weights rising linearly to 1), so the curve closes without a jump.
+        let gap = [start[0] - pos[0], start[1] - pos[1]];
+        let tail = (written / 4).max(1);
+        for k in 0..tail {
+            let i = written - tail + k;
+            let w = (k + 1) as f32 / (tail + 1) as f32;
+            out[i] = [out[i][0] + w * gap[0], out[i][1] + w * gap[1]];
         }
         written
     }
 }
 
-/// Turns `heading` toward `target` by at most `max_turn` radians.
-fn continue_steer(heading: &mut f32, target: P2, pos: P2, max_turn: f32) {
-    let desired = atan2(target[1] - pos[1], target[0] - pos[0]);
-    let diff = wrap_angle(desired - *heading);
-    *heading = wrap_angle(*heading + diff.clamp(-max_turn, max_turn));
+/// The swept polar angle at which target `dest` counts as passed: its own polar angle in
+/// `[0, 2π)`, except the start (`dest = n + 1`), which is passed only at the end of the lap.
+fn target_angle(t: P2, dest: usize, n: usize) -> f32 {
+    if dest > n {
+        return f32::INFINITY;
+    }
+    let a = atan2(t[1], t[0]);
+    if a < 0.0 {
+        a + TAU
+    } else {
+        a
+    }
 }
