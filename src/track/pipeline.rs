@@ -49,6 +49,7 @@ struct Scratch {
     z: Vec<f32>,
     arcs: Vec<f32>,
     pair: Vec<P2>,
+    mids: Vec<P2>,
     heads: Vec<u32>,
     next: Vec<u32>,
     lattice: Vec<f32>,
@@ -93,6 +94,7 @@ impl Pipeline {
             z: vec![0.0; per_env(n_max, "heights")?],
             arcs: vec![0.0; per_env(n_max, "arc lengths")?],
             pair: vec![[0.0; 2]; per_env(2 * n_max, "border points")?],
+            mids: vec![[0.0; 2]; per_env(2 * n_max, "border midpoints")?],
             heads: vec![0; per_env(buckets, "grid buckets")?],
             next: vec![0; per_env(2 * n_max, "grid links")?],
             lattice: vec![0.0; per_env(lattice_len, "lattice words")?],
@@ -276,7 +278,11 @@ impl Pipeline {
             lanes.into_par_iter(),
             |_, (pts, &count, disp, heads, next, ra, &act)| {
                 let mut scratch = RelaxScratch { disp, heads, next };
-                *ra = u8::from(act != 0 && violation(&pts[..count as usize], &consts, &mut scratch));
+                *ra = if act != 0 {
+                    violation(&pts[..count as usize], &consts, &mut scratch)
+                } else {
+                    0
+                };
             },
         );
         launch.bounded_loop(windows, &mut relax_active, |_, ra| {
@@ -296,8 +302,8 @@ impl Pipeline {
                     }
                     let pts = &mut pts[..count as usize];
                     let mut scratch = RelaxScratch { disp, heads, next };
-                    relax_sweeps(pts, &consts, &mut scratch, sweeps);
-                    *ra = u8::from(violation(pts, &consts, &mut scratch));
+                    relax_sweeps(pts, &consts, &mut scratch, sweeps, *ra);
+                    *ra = violation(pts, &consts, &mut scratch);
                 },
             );
         });
@@ -312,6 +318,7 @@ impl Pipeline {
             s.count.par_iter(),
             s.arcs.par_chunks_mut(self.n_max),
             s.pair.par_chunks_mut(2 * self.n_max),
+            s.mids.par_chunks_mut(2 * self.n_max),
             s.heads.par_chunks_mut(self.buckets),
             s.next.par_chunks_mut(2 * self.n_max),
             active.par_iter_mut(),
@@ -320,13 +327,14 @@ impl Pipeline {
         );
         self.launch.lanes(
             lanes.into_par_iter(),
-            |_, (pts, &count, arclen, border, heads, next, act, attempt, ok)| {
+            |_, (pts, &count, arclen, border, mids, heads, next, act, attempt, ok)| {
                 if *act == 0 {
                     return;
                 }
                 let mut scratch = ValidityScratch {
                     arclen,
                     border,
+                    mids,
                     heads,
                     next,
                 };

@@ -50,8 +50,20 @@ pub fn cyclic_gap(i: usize, j: usize, n: usize) -> usize {
     d.min(n - d)
 }
 
-/// Runs `sweeps` relaxation sweeps on the closed curve `pts`.
-pub fn relax_sweeps(pts: &mut [P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>, sweeps: u32) {
+/// [`violation`] flag: some turn is tighter than the minimum radius.
+pub const TOO_TIGHT: u8 = 1;
+/// [`violation`] flag: some non-neighbouring points are too close.
+pub const TOO_CLOSE: u8 = 2;
+
+/// Runs `sweeps` relaxation sweeps on the closed curve `pts`. The separation pass runs only when
+/// `flags` (from [`violation`] at the end of the previous window) has [`TOO_CLOSE`].
+pub fn relax_sweeps(
+    pts: &mut [P2],
+    c: &RelaxConsts,
+    s: &mut RelaxScratch<'_>,
+    sweeps: u32,
+    flags: u8,
+) {
     let n = pts.len();
     if n < 4 {
         return;
@@ -61,7 +73,7 @@ pub fn relax_sweeps(pts: &mut [P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>, s
         let excl = neighbour_gap(c.neighbour_arc_m, spacing);
         let disp = &mut s.disp[..n];
         disp.fill([0.0, 0.0]);
-        {
+        if flags & TOO_CLOSE != 0 {
             let grid = Grid::build(s.heads, s.next, pts, c.separation_m);
             for i in 0..n {
                 let p = pts[i];
@@ -115,32 +127,35 @@ pub fn neighbour_gap(neighbour_arc_m: f32, spacing: f32) -> usize {
     }
 }
 
-/// Whether the curve still violates the converged separation or curvature (the window's
-/// `active` flag).
-pub fn violation(pts: &[P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>) -> bool {
+/// What the curve still violates: a combination of [`TOO_TIGHT`] and [`TOO_CLOSE`], 0 when it
+/// has converged (the window's `active` flag).
+pub fn violation(pts: &[P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>) -> u8 {
     let n = pts.len();
     if n < 4 {
-        return false;
+        return 0;
     }
+    let mut flags = 0;
     for i in 0..n {
         let k = menger_curvature(pts[(i + n - 1) % n], pts[i], pts[(i + 1) % n]);
         if !(k <= c.max_curvature) {
-            return true;
+            flags |= TOO_TIGHT;
+            break;
         }
     }
     let spacing = super::resample::closed_length(pts) / n as f32;
     let excl = neighbour_gap(c.neighbour_arc_m, spacing);
     let grid = Grid::build(s.heads, s.next, pts, c.separation_m);
-    let mut bad = false;
     for i in 0..n {
+        let mut close = false;
         grid.for_neighbours(pts, pts[i], |j| {
             if cyclic_gap(i, j, n) > excl && dist(pts[i], pts[j]) < c.converged_separation_m {
-                bad = true;
+                close = true;
             }
         });
-        if bad {
-            return true;
+        if close {
+            flags |= TOO_CLOSE;
+            break;
         }
     }
-    false
+    flags
 }

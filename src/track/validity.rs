@@ -26,12 +26,14 @@ pub struct ValidityConsts {
     pub min_turn_radius_m: f32,
 }
 
-/// Scratch of one lane: `border` holds `2·n` points, `next` `2·n` links.
+/// Scratch of one lane: `border` and `mids` hold `2·n` points, `next` `2·n` links.
 pub struct ValidityScratch<'a> {
     /// Arc length per point.
     pub arclen: &'a mut [f32],
-    /// Outer then inner border points.
+    /// Outer then inner border points (`2·n`).
     pub border: &'a mut [P2],
+    /// Border segment midpoints (`2·n`).
+    pub mids: &'a mut [P2],
     /// Grid buckets.
     pub heads: &'a mut [u32],
     /// Grid links.
@@ -139,13 +141,18 @@ pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> 
     if !(longest > 0.0 && longest.is_finite()) {
         return false;
     }
-    // Segments are keyed by their start point; two crossing segments no longer than `longest`
-    // start within 2·longest of each other, so that cell size finds every candidate pair.
-    let grid = Grid::build(s.heads, s.next, border, 2.0 * longest);
+    // Segments are keyed by their midpoints: two crossing segments no longer than `longest`
+    // have midpoints within `longest` of each other, so that cell size finds every pair.
+    let mids = &mut s.mids[..2 * n];
+    for (k, m) in mids.iter_mut().enumerate() {
+        let (a, b) = (border[k], border[seg_end(k)]);
+        *m = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])];
+    }
+    let grid = Grid::build(s.heads, s.next, mids, longest);
     let mut crossing = false;
     for k in 0..2 * n {
         let (a, b) = (border[k], border[seg_end(k)]);
-        grid.for_neighbours(border, a, |m| {
+        grid.for_neighbours(mids, mids[k], |m| {
             if m <= k {
                 return;
             }
