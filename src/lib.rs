@@ -8,10 +8,12 @@
 //! Every output for env `e` is a pure function of `(preset, seed, e, generation[e])`: it does not
 //! depend on the batch size, on the thread count, or on which other envs were regenerated.
 
+pub mod corpus;
 pub mod error;
 pub mod exec;
 pub mod math;
 pub mod preset;
+pub mod render;
 pub mod rng;
 pub mod track;
 

@@ -1,1 +1,392 @@
-fn main() {}
+//! `trackgen`: generate track corpora, preview them, benchmark the generators, list presets.
+//!
+//! Exit status: 0 on success, 2 for a usage or input error (bad flag, bad preset, bad range,
+//! existing output, malformed corpus), 1 for a failure while working (I/O, internal error).
+//! Errors print one `error: <message>` line on stderr, never a backtrace.
+
+use std::io::Write;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+
+use trackgen::corpus::{write_corpus, Corpus, DEFAULT_CHUNK_ENVS};
+use trackgen::exec::Launch;
+use trackgen::preset::{Preset, BUILTIN, DEFAULT};
+use trackgen::render::contact_sheet;
+use trackgen::track::Pipeline;
+use trackgen::{Error, Result};
+
+/// Deterministic batched race-track generation for parallel RL environments.
+#[derive(Parser, Debug)]
+#[command(name = "trackgen", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Generate a corpus of tracks into a new directory (.npy arrays + manifest.json).
+    Generate(GenerateArgs),
+    /// Draw the first tracks of a corpus as a PNG contact sheet.
+    Preview(PreviewArgs),
+    /// Time the pipeline per preset, thread count and batch size; print a table.
+    Bench(BenchArgs),
+    /// List the built-in presets, or print one's TOML.
+    Presets(PresetsArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct GenerateArgs {
+    /// Built-in preset name or path to a preset TOML file.
+    #[arg(long, default_value = DEFAULT, value_name = "NAME|PATH")]
+    preset: String,
+    /// Corpus size N: envs 0..N. With --env-range it may be omitted; if given it must be ≥ B.
+    #[arg(long, value_name = "N")]
+    envs: Option<u64>,
+    /// Seed of every env's random streams.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Generation counter of every env.
+    #[arg(long, default_value_t = 0)]
+    generation: u32,
+    /// Write only global envs A..B (a shard; rows equal those of the full corpus).
+    #[arg(long, value_name = "A..B", value_parser = parse_range)]
+    env_range: Option<Range<u64>>,
+    /// Worker threads (0 = all cores; default: RAYON_NUM_THREADS or all cores).
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// Envs generated per batch (memory is one batch).
+    #[arg(long, default_value_t = DEFAULT_CHUNK_ENVS, value_name = "N")]
+    chunk_envs: usize,
+    /// Output directory; must not exist.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+#[derive(clap::Args, Debug)]
+struct PreviewArgs {
+    /// Corpus directory.
+    dir: PathBuf,
+    /// Output PNG file.
+    #[arg(long, value_name = "PNG")]
+    out: PathBuf,
+    /// Tracks to draw (the corpus's first rows).
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    max: usize,
+    /// Side of each cell, pixels.
+    #[arg(long, default_value_t = 256, value_name = "PX")]
+    cell: u32,
+}
+
+#[derive(clap::Args, Debug)]
+struct BenchArgs {
+    /// Batch sizes, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "64,512,4096",
+        value_name = "N,.."
+    )]
+    envs: Vec<usize>,
+    /// Thread counts, comma-separated; `all` means every core.
+    #[arg(long, value_delimiter = ',', default_value = "1,all", value_parser = parse_threads, value_name = "T,..")]
+    threads: Vec<usize>,
+    /// Presets (built-in names or paths), comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "polar,bezier,hull,voronoi,checkpoint,repulsive",
+        value_name = "NAME,.."
+    )]
+    presets: Vec<String>,
+    /// Timed repetitions per row (the median is reported).
+    #[arg(long, default_value_t = 5, value_name = "K")]
+    reps: u32,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+#[derive(clap::Args, Debug)]
+struct PresetsArgs {
+    /// Print this built-in preset's TOML file.
+    #[arg(long, value_name = "NAME")]
+    show: Option<String>,
+}
+
+/// `A..B` with `A < B`.
+fn parse_range(text: &str) -> std::result::Result<Range<u64>, String> {
+    let (a, b) = text
+        .split_once("..")
+        .ok_or_else(|| format!("{text:?} is not a range: expected A..B, e.g. 100..200"))?;
+    let num = |s: &str, which: &str| {
+        s.trim().parse::<u64>().map_err(|_| {
+            format!("{text:?}: range {which} {s:?} is not a non-negative integer (expected A..B)")
+        })
+    };
+    let (a, b) = (num(a, "start")?, num(b, "end")?);
+    if a >= b {
+        return Err(format!(
+            "{text:?} is empty or reversed: expected A..B with A < B"
+        ));
+    }
+    Ok(a..b)
+}
+
+/// A thread count: a positive integer or `all` (0).
+fn parse_threads(text: &str) -> std::result::Result<usize, String> {
+    match text.trim() {
+        "all" | "0" => Ok(0),
+        t => t
+            .parse::<usize>()
+            .map_err(|_| format!("{text:?}: expected a thread count or `all`")),
+    }
+}
+
+fn launch_for(threads: Option<usize>) -> Result<Launch> {
+    match threads {
+        None => Ok(Launch::new()),
+        Some(t) => Launch::with_threads(t),
+    }
+}
+
+/// Writes `text` to stdout; a closed pipe (`| head`) ends output quietly.
+fn emit(text: &str) -> Result<()> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
+        _ => Ok(()),
+    }
+}
+
+fn generate(args: GenerateArgs) -> Result<()> {
+    let range = match (args.env_range, args.envs) {
+        (_, Some(0)) => return Err(Error::Invalid("--envs 0: expected at least 1 env".into())),
+        (Some(r), Some(n)) if r.end > n => {
+            return Err(Error::Invalid(format!(
+                "--env-range {}..{} ends past --envs {n}: expected B ≤ N",
+                r.start, r.end
+            )))
+        }
+        (Some(r), _) => r,
+        (None, Some(n)) => 0..n,
+        (None, None) => {
+            return Err(Error::Invalid(
+                "give --envs N (envs 0..N) or --env-range A..B".into(),
+            ))
+        }
+    };
+    if args.chunk_envs == 0 {
+        return Err(Error::Invalid("--chunk-envs 0: expected at least 1".into()));
+    }
+    let preset = Preset::load(&args.preset)?;
+    let launch = launch_for(args.threads)?;
+    let threads = launch.threads();
+    let started = Instant::now();
+    let manifest = write_corpus(
+        &args.out,
+        &preset,
+        args.seed,
+        args.generation,
+        range.clone(),
+        args.chunk_envs,
+        launch,
+        true,
+    )?;
+    let seconds = started.elapsed().as_secs_f64();
+    let n = manifest.n_envs();
+    emit(&format!(
+        "generated {n} envs {}..{} of preset {} (seed {}, generation {}) into {}: valid {:.4}, \
+         mean {:.1} points, {seconds:.2} s, {:.0} tracks/s on {threads} threads\n",
+        range.start,
+        range.end,
+        preset.source,
+        args.seed,
+        args.generation,
+        args.out.display(),
+        manifest.stats.valid_fraction,
+        manifest.stats.mean_count,
+        n as f64 / seconds.max(1e-9),
+    ))
+}
+
+fn preview(args: PreviewArgs) -> Result<()> {
+    if args.max == 0 {
+        return Err(Error::Invalid("--max 0: expected at least 1 track".into()));
+    }
+    let corpus = Corpus::open(&args.dir)?;
+    let rows = (args.max as u64).min(corpus.manifest().n_envs());
+    let batch = corpus.read_rows(0..rows)?;
+    let sheet = contact_sheet(&batch, args.max, args.cell);
+    write_png(&args.out, &sheet)?;
+    emit(&format!(
+        "drew {rows} tracks of {} into {} ({}×{} px)\n",
+        args.dir.display(),
+        args.out.display(),
+        sheet.width(),
+        sheet.height()
+    ))
+}
+
+/// Writes the PNG to a sibling temp file and renames it over `path`.
+fn write_png(path: &Path, image: &image::RgbImage) -> Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::Invalid(format!("--out {}: expected a file name", path.display())))?;
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let file = std::fs::File::create(&tmp).map_err(|e| Error::io(path, e))?;
+        let mut out = std::io::BufWriter::new(file);
+        let encoder =
+            PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive);
+        image
+            .write_with_encoder(encoder)
+            .map_err(|e| Error::io(path, std::io::Error::other(e)))?;
+        let file = out
+            .into_inner()
+            .map_err(|e| Error::io(path, e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io(path, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    })();
+    if result.is_err() {
+        // Best effort: the write error is what the user needs to see.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn bench(args: BenchArgs) -> Result<()> {
+    if args.reps == 0 {
+        return Err(Error::Invalid("--reps 0: expected at least 1".into()));
+    }
+    if let Some(bad) = args.envs.iter().find(|&&n| n == 0) {
+        return Err(Error::Invalid(format!("--envs {bad}: expected at least 1")));
+    }
+    // Load every preset first so a typo fails before any timing.
+    let presets = args
+        .presets
+        .iter()
+        .map(|p| Preset::load(p))
+        .collect::<Result<Vec<_>>>()?;
+    emit(&format!(
+        "{:<12} {:<11} {:>8} {:>7} {:>12} {:>10} {:>7}\n",
+        "preset", "generator", "threads", "envs", "tracks/s", "µs/track", "yield"
+    ))?;
+    for preset in &presets {
+        for &threads in &args.threads {
+            let launch = Launch::with_threads(threads)?;
+            let thread_label = if threads == 0 {
+                format!("all={}", launch.threads())
+            } else {
+                threads.to_string()
+            };
+            for &n in &args.envs {
+                let mut pipe = Pipeline::new(preset, n, launch.clone())?;
+                let mut batch = pipe.new_batch(0)?;
+                pipe.generate(args.seed, 0, &mut batch)?;
+                let mut seconds = Vec::with_capacity(args.reps as usize);
+                let mut valid = 0u64;
+                for rep in 1..=args.reps {
+                    let t = Instant::now();
+                    pipe.generate(args.seed, rep, &mut batch)?;
+                    seconds.push(t.elapsed().as_secs_f64());
+                    valid += batch.valid.iter().map(|&v| u64::from(v != 0)).sum::<u64>();
+                }
+                seconds.sort_by(f64::total_cmp);
+                let median = seconds[seconds.len() / 2].max(1e-12);
+                let yield_fraction = valid as f64 / (n as f64 * f64::from(args.reps));
+                emit(&format!(
+                    "{:<12} {:<11} {:>8} {:>7} {:>12.0} {:>10.2} {:>7.4}\n",
+                    preset.source,
+                    pipe.stage_name(),
+                    thread_label,
+                    n,
+                    n as f64 / median,
+                    median * 1e6 / n as f64,
+                    yield_fraction
+                ))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn presets(args: PresetsArgs) -> Result<()> {
+    match args.show {
+        Some(name) => match BUILTIN.iter().find(|(n, _)| *n == name) {
+            Some((_, text)) => emit(text),
+            None => {
+                let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+                Err(Error::Invalid(format!(
+                    "--show {name}: no built-in preset of that name; built-in presets: {}",
+                    names.join(", ")
+                )))
+            }
+        },
+        None => {
+            let mut out = String::new();
+            for (name, text) in BUILTIN {
+                let preset = Preset::parse(text, name)?;
+                out.push_str(&format!(
+                    "{name:<11} {:<11} {}\n",
+                    preset.generator.name(),
+                    description(text)
+                ));
+            }
+            emit(&out)
+        }
+    }
+}
+
+/// The description on a preset file's first line: `# trackgen preset `NAME`: DESCRIPTION`.
+fn description(text: &str) -> &str {
+    let first = text.lines().next().unwrap_or("");
+    first.split_once("`: ").map_or("", |(_, d)| d.trim())
+}
+
+/// 2 for errors in what the user gave us, 1 for failures while working.
+fn exit_code(error: &Error) -> u8 {
+    match error {
+        Error::Preset { .. } | Error::Invalid(_) | Error::Format { .. } => 2,
+        _ => 1,
+    }
+}
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("error: internal error (a trackgen bug, please report it): {message}{at}");
+    }));
+    let cli = Cli::parse();
+    let result = std::panic::catch_unwind(|| match cli.command {
+        Command::Generate(a) => generate(a),
+        Command::Preview(a) => preview(a),
+        Command::Bench(a) => bench(a),
+        Command::Presets(a) => presets(a),
+    });
+    match result {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(exit_code(&e))
+        }
+        Err(_) => ExitCode::from(1),
+    }
+}

@@ -1,0 +1,303 @@
+//! Reading a corpus back: validation of the manifest and every NPY header, row reads.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::manifest::{array_shape, Manifest, ARRAYS, FORMAT, FORMAT_VERSION};
+use super::npy::{hex, parse_header, Header};
+use super::write::MANIFEST_FILE;
+use crate::track::TrackBatch;
+use crate::{Error, Result};
+
+/// An opened corpus: its manifest, and every array's header checked against it.
+#[derive(Clone, Debug)]
+pub struct Corpus {
+    dir: PathBuf,
+    manifest: Manifest,
+    headers: BTreeMap<String, Header>,
+}
+
+fn format_error(path: &Path, message: String) -> Error {
+    Error::Format {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+impl Corpus {
+    /// Opens the corpus in `dir`: parses `manifest.json`, checks its format and version, and
+    /// checks that every array file exists with the manifest's dtype and shape and the size they
+    /// imply. Errors name the file at fault.
+    pub fn open(dir: &Path) -> Result<Self> {
+        let manifest_path = dir.join(MANIFEST_FILE);
+        if !dir.is_dir() {
+            return Err(format_error(
+                dir,
+                "not a corpus directory (no such directory)".into(),
+            ));
+        }
+        if !manifest_path.is_file() {
+            return Err(format_error(
+                &manifest_path,
+                "missing: not a trackgen corpus directory".into(),
+            ));
+        }
+        let text =
+            std::fs::read_to_string(&manifest_path).map_err(|e| Error::io(&manifest_path, e))?;
+        let manifest = parse_manifest(&text, &manifest_path)?;
+
+        let mut headers = BTreeMap::new();
+        let (n_envs, n_max) = (manifest.n_envs(), manifest.n_max);
+        for &(name, dtype, per_point) in ARRAYS {
+            let entry = manifest.arrays.get(name).ok_or_else(|| {
+                format_error(&manifest_path, format!("no entry for array `{name}`"))
+            })?;
+            let expected_shape = array_shape(per_point, n_envs, n_max);
+            if entry.dtype != dtype.descr() || entry.shape != expected_shape {
+                return Err(format_error(
+                    &manifest_path,
+                    format!(
+                        "array `{name}` is {} {:?}: expected {} {:?}",
+                        entry.dtype,
+                        entry.shape,
+                        dtype.descr(),
+                        expected_shape
+                    ),
+                ));
+            }
+            if entry.file.is_empty()
+                || entry.file.contains(['/', '\\'])
+                || entry.file.starts_with('.')
+            {
+                return Err(format_error(
+                    &manifest_path,
+                    format!(
+                        "array `{name}` file {:?}: expected a plain file name inside the corpus",
+                        entry.file
+                    ),
+                ));
+            }
+            let path = dir.join(&entry.file);
+            let header = read_header(&path)?;
+            if header.dtype != dtype || header.shape != expected_shape {
+                return Err(format_error(
+                    &path,
+                    format!(
+                        "holds {} {:?}: the manifest says {} {:?}",
+                        header.dtype.descr(),
+                        header.shape,
+                        dtype.descr(),
+                        expected_shape
+                    ),
+                ));
+            }
+            let expected_len = header
+                .data_bytes()
+                .and_then(|d| d.checked_add(header.data_offset))
+                .ok_or_else(|| format_error(&path, "array size overflows".into()))?;
+            let len = std::fs::metadata(&path)
+                .map_err(|e| Error::io(&path, e))?
+                .len();
+            if len != expected_len {
+                return Err(format_error(
+                    &path,
+                    format!("file is {len} bytes: expected {expected_len} for its header's shape (truncated or appended to)"),
+                ));
+            }
+            headers.insert(name.to_string(), header);
+        }
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            manifest,
+            headers,
+        })
+    }
+
+    /// The manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The corpus directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Rows `rows` of the corpus (row `i` is global env `env_range[0] + i`) as a batch whose
+    /// `env_base` is that global index and whose `generation` is the manifest's.
+    /// A range past the corpus's rows is an [`Error::Invalid`]; an empty range gives an empty batch.
+    pub fn read_rows(&self, rows: Range<u64>) -> Result<TrackBatch> {
+        let n_envs = self.manifest.n_envs();
+        if rows.start > rows.end || rows.end > n_envs {
+            return Err(Error::Invalid(format!(
+                "rows {}..{}: the corpus {} has rows 0..{n_envs}",
+                rows.start,
+                rows.end,
+                self.dir.display()
+            )));
+        }
+        let n = usize::try_from(rows.end - rows.start)
+            .map_err(|_| Error::Invalid("row range too large for this machine".into()))?;
+        let n_max = usize::try_from(self.manifest.n_max)
+            .map_err(|_| Error::Invalid("n_max too large for this machine".into()))?;
+        let mut batch = TrackBatch::new(n, n_max, self.manifest.env_range[0] + rows.start)?;
+        batch.generation.fill(self.manifest.generation);
+        let mut counts = vec![0i32; n];
+        for &(name, _, _) in ARRAYS {
+            let dst: &mut [u8] = match name {
+                "center" => bytemuck::cast_slice_mut(&mut batch.center),
+                "outer" => bytemuck::cast_slice_mut(&mut batch.outer),
+                "inner" => bytemuck::cast_slice_mut(&mut batch.inner),
+                "tangent" => bytemuck::cast_slice_mut(&mut batch.tangent),
+                "normal" => bytemuck::cast_slice_mut(&mut batch.normal),
+                "arclen" => bytemuck::cast_slice_mut(&mut batch.arclen),
+                "count" => bytemuck::cast_slice_mut(&mut counts),
+                "length" => bytemuck::cast_slice_mut(&mut batch.length),
+                "valid" => &mut batch.valid,
+                "attempts" => &mut batch.attempts,
+                other => unreachable!("array {other} has no destination buffer"),
+            };
+            self.read_array_rows(name, rows.start, dst)?;
+            if cfg!(target_endian = "big")
+                && dst.len() % 4 == 0
+                && name != "valid"
+                && name != "attempts"
+            {
+                for word in dst.chunks_exact_mut(4) {
+                    word.reverse();
+                }
+            }
+        }
+        let count_path = self.array_path("count");
+        for (i, &c) in counts.iter().enumerate() {
+            if c < 0 || c as u64 > self.manifest.n_max {
+                return Err(format_error(
+                    &count_path,
+                    format!(
+                        "row {} holds count {c}: expected 0..={}",
+                        rows.start + i as u64,
+                        self.manifest.n_max
+                    ),
+                ));
+            }
+            batch.count[i] = c as u32;
+        }
+        Ok(batch)
+    }
+
+    fn array_path(&self, name: &str) -> PathBuf {
+        self.dir.join(&self.manifest.arrays[name].file)
+    }
+
+    /// Reads `dst.len()` bytes of array `name` starting at row `first_row`.
+    fn read_array_rows(&self, name: &str, first_row: u64, dst: &mut [u8]) -> Result<()> {
+        let header = &self.headers[name];
+        let n_envs = self.manifest.n_envs().max(1);
+        let row_bytes = header.data_bytes().unwrap_or(0) / n_envs;
+        let path = self.array_path(name);
+        let mut file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+        file.seek(SeekFrom::Start(header.data_offset + first_row * row_bytes))
+            .and_then(|_| file.read_exact(dst))
+            .map_err(|e| Error::io(&path, e))
+    }
+
+    /// Checks every array file's SHA-256 against the manifest (reads every byte once).
+    pub fn verify_checksums(&self) -> Result<()> {
+        for (name, entry) in &self.manifest.arrays {
+            if !self.headers.contains_key(name) {
+                continue;
+            }
+            let path = self.dir.join(&entry.file);
+            let mut file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+            let mut hasher = Sha256::new();
+            let mut buf = vec![0u8; 1 << 20];
+            loop {
+                let n = file.read(&mut buf).map_err(|e| Error::io(&path, e))?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buf[..n]);
+            }
+            let actual = hex(&hasher.finalize());
+            if actual != entry.sha256 {
+                return Err(format_error(
+                    &path,
+                    format!(
+                        "SHA-256 is {actual}: the manifest says {} (the file was modified or corrupted)",
+                        entry.sha256
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parses and checks manifest text: format and version first (so a newer format gets a version
+/// error, not a missing-field error), then the full structure.
+fn parse_manifest(text: &str, path: &Path) -> Result<Manifest> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| format_error(path, format!("not valid JSON: {e}")))?;
+    match value.get("format").and_then(|f| f.as_str()) {
+        Some(FORMAT) => {}
+        other => {
+            return Err(format_error(
+                path,
+                format!("`format` = {other:?}: expected \"{FORMAT}\""),
+            ))
+        }
+    }
+    match value.get("format_version").and_then(|v| v.as_u64()) {
+        Some(v) if v == u64::from(FORMAT_VERSION) => {}
+        other => {
+            return Err(format_error(
+                path,
+                format!(
+                    "`format_version` = {}: this trackgen reads version {FORMAT_VERSION}",
+                    other.map_or("missing".to_string(), |v| v.to_string())
+                ),
+            ))
+        }
+    }
+    let manifest: Manifest = serde_json::from_value(value)
+        .map_err(|e| format_error(path, format!("bad manifest: {e}")))?;
+    let [a, b] = manifest.env_range;
+    if a >= b {
+        return Err(format_error(
+            path,
+            format!("`env_range` = [{a}, {b}]: expected start < end"),
+        ));
+    }
+    if manifest.n_max == 0 {
+        return Err(format_error(
+            path,
+            "`n_max` = 0: expected at least 1".into(),
+        ));
+    }
+    Ok(manifest)
+}
+
+/// Reads and parses the NPY header of `path`.
+fn read_header(path: &Path) -> Result<Header> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    // Headers written by numpy or trackgen are far below this; a longer one is not ours.
+    let mut head = Vec::new();
+    file.take(1 << 16)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(path, e))?;
+    parse_header(&head, path)
+}
+
+/// Opens the corpus in `dir`, verifies every array's checksum, and reads all of its rows.
+/// Errors name the file at fault.
+pub fn read_corpus(dir: &Path) -> Result<(Manifest, TrackBatch)> {
+    let corpus = Corpus::open(dir)?;
+    corpus.verify_checksums()?;
+    let batch = corpus.read_rows(0..corpus.manifest().n_envs())?;
+    Ok((corpus.manifest, batch))
+}
