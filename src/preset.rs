@@ -107,7 +107,14 @@ impl GeneratorParams {
 }
 
 /// The names of the built-in generators.
-pub const GENERATORS: &[&str] = &["polar", "bezier", "hull", "voronoi", "checkpoint", "repulsive"];
+pub const GENERATORS: &[&str] = &[
+    "polar",
+    "bezier",
+    "hull",
+    "voronoi",
+    "checkpoint",
+    "repulsive",
+];
 
 /// The z-profile of a track.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -324,7 +331,8 @@ impl Preset {
                 let hint = if GENERATORS.contains(&key.as_str()) {
                     format!("it configures generator `{key}`, but `track.generator` = \"{generator_name}\"")
                 } else {
-                    "expected one of [track], [relax], [zprofile] and the generator's section".into()
+                    "expected one of [track], [relax], [zprofile] and the generator's section"
+                        .into()
                 };
                 return Err(err(format!("unknown section [{key}]: {hint}")));
             }
@@ -370,9 +378,7 @@ impl<'a> Section<'a> {
             Some(other) => {
                 return Err(Error::Preset {
                     source_name: source.to_string(),
-                    message: format!(
-                        "`{name}` = {other}: expected a table ([{name}])"
-                    ),
+                    message: format!("`{name}` = {other}: expected a table ([{name}])"),
                 })
             }
         };
@@ -407,10 +413,12 @@ impl<'a> Section<'a> {
                     toml::Value::Integer(i) => *i as f64,
                     _ => return Err(self.error(key, value, &expected)),
                 };
-                if !(x >= f64::from(lo) && x <= f64::from(hi)) {
+                // Compare in f32 so that a documented bound such as 0.9 is itself accepted.
+                let xf = x as f32;
+                if !(xf >= lo && xf <= hi) {
                     return Err(self.error(key, value, &expected));
                 }
-                x as f32
+                xf
             }
         };
         self.resolved

@@ -7,7 +7,14 @@ use trackgen::exec::Launch;
 use trackgen::preset::Preset;
 use trackgen::track::{Pipeline, TrackBatch};
 
-fn generate(preset: &Preset, n: usize, base: u64, seed: u64, gen: u32, threads: usize) -> TrackBatch {
+fn generate(
+    preset: &Preset,
+    n: usize,
+    base: u64,
+    seed: u64,
+    gen: u32,
+    threads: usize,
+) -> TrackBatch {
     let mut pipe = Pipeline::new(preset, n, Launch::with_threads(threads).unwrap()).unwrap();
     let mut batch = pipe.new_batch(base).unwrap();
     pipe.generate(seed, gen, &mut batch).unwrap();
@@ -66,7 +73,10 @@ fn bad_shapes_are_errors() {
     let p = Preset::load("track").unwrap();
     let mut pipe = Pipeline::new(&p, 4, Launch::new()).unwrap();
     let mut batch = pipe.new_batch(0).unwrap();
-    let m = pipe.regenerate(0, &[1; 3], &mut batch).unwrap_err().to_string();
+    let m = pipe
+        .regenerate(0, &[1; 3], &mut batch)
+        .unwrap_err()
+        .to_string();
     assert!(m.contains("3 entries") && m.contains("(4)"), "{m}");
     let mut other = TrackBatch::new(5, 256, 0).unwrap();
     let m = pipe.generate(0, 0, &mut other).unwrap_err().to_string();

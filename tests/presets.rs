@@ -38,16 +38,25 @@ fn unknown_key_is_named() {
 #[test]
 fn wrong_type_names_key_value_and_expectation() {
     let m = err("[track]\nhalf_width_m = \"wide\"\n");
-    assert!(m.contains("track.half_width_m") && m.contains("\"wide\""), "{m}");
+    assert!(
+        m.contains("track.half_width_m") && m.contains("\"wide\""),
+        "{m}"
+    );
     assert!(m.contains("a number in [0.5, 50]"), "{m}");
     let m = err("[track]\nn_max = 12.5\n");
-    assert!(m.contains("track.n_max") && m.contains("an integer in [16, 4096]"), "{m}");
+    assert!(
+        m.contains("track.n_max") && m.contains("an integer in [16, 4096]"),
+        "{m}"
+    );
 }
 
 #[test]
 fn out_of_range_names_the_range() {
     let m = err("[track]\nn_max = 8\n");
-    assert!(m.contains("track.n_max") && m.contains("= 8") && m.contains("[16, 4096]"), "{m}");
+    assert!(
+        m.contains("track.n_max") && m.contains("= 8") && m.contains("[16, 4096]"),
+        "{m}"
+    );
     let m = err("[relax]\nmargin = -1\n");
     assert!(m.contains("relax.margin") && m.contains("[0, 2]"), "{m}");
     let m = err("[polar]\nn_ctrl = 1000\n[track]\ngenerator = \"polar\"\n");
@@ -57,10 +66,16 @@ fn out_of_range_names_the_range() {
 #[test]
 fn bad_choice_lists_the_choices() {
     let m = err("[track]\ngenerator = \"spiral\"\n");
-    assert!(m.contains("track.generator") && m.contains("\"spiral\""), "{m}");
+    assert!(
+        m.contains("track.generator") && m.contains("\"spiral\""),
+        "{m}"
+    );
     assert!(m.contains("\"voronoi\""), "{m}");
     let m = err("[zprofile]\nkind = \"hilly\"\n");
-    assert!(m.contains("zprofile.kind") && m.contains("\"random_walk\""), "{m}");
+    assert!(
+        m.contains("zprofile.kind") && m.contains("\"random_walk\""),
+        "{m}"
+    );
 }
 
 #[test]
@@ -76,7 +91,10 @@ fn unknown_or_unused_section_is_named() {
 #[test]
 fn cross_field_constraints() {
     let m = err("[track]\nhalf_width_m = 10\nmin_turn_radius_m = 5\n");
-    assert!(m.contains("track.min_turn_radius_m") && m.contains("half_width_m"), "{m}");
+    assert!(
+        m.contains("track.min_turn_radius_m") && m.contains("half_width_m"),
+        "{m}"
+    );
     let m = err("[track]\nscale_m = 20\nmin_turn_radius_m = 12\n");
     assert!(m.contains("track.scale_m"), "{m}");
     let m = err("[track]\ngenerator = \"voronoi\"\n[voronoi]\nn_sites = 8\nn_cells = 9\n");
@@ -87,8 +105,13 @@ fn cross_field_constraints() {
 fn invalid_toml_and_missing_file() {
     let m = err("[track\n");
     assert!(m.contains("not valid TOML"), "{m}");
-    let m = Preset::load("/no/such/preset.toml").unwrap_err().to_string();
-    assert!(m.contains("/no/such/preset.toml") && m.contains("built-in presets"), "{m}");
+    let m = Preset::load("/no/such/preset.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        m.contains("/no/such/preset.toml") && m.contains("built-in presets"),
+        "{m}"
+    );
 }
 
 #[test]

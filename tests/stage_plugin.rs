@@ -52,9 +52,13 @@ impl Stage for FigureEight {
 fn user_stage_generates_valid_deterministic_tracks() {
     let p = Preset::load("track").unwrap();
     let run = |threads, n| {
-        let mut pipe =
-            Pipeline::with_stage(&p, n, Launch::with_threads(threads).unwrap(), Arc::new(Ellipse))
-                .unwrap();
+        let mut pipe = Pipeline::with_stage(
+            &p,
+            n,
+            Launch::with_threads(threads).unwrap(),
+            Arc::new(Ellipse),
+        )
+        .unwrap();
         assert_eq!(pipe.stage_name(), "ellipse");
         let mut b = pipe.new_batch(0).unwrap();
         pipe.generate(1, 0, &mut b).unwrap();
@@ -72,7 +76,10 @@ fn invalid_stage_output_falls_back_after_max_attempts() {
     let mut b = pipe.new_batch(0).unwrap();
     pipe.generate(1, 0, &mut b).unwrap();
     assert!(b.valid.iter().all(|&v| v == 0));
-    assert!(b.attempts.iter().all(|&a| u32::from(a) == p.track.max_attempts));
+    assert!(b
+        .attempts
+        .iter()
+        .all(|&a| u32::from(a) == p.track.max_attempts));
     // The fallback is a circle of radius max(0.8·scale, 1.25·min_turn_radius) around the origin.
     let r = (0.8 * p.track.scale_m).max(1.25 * p.track.min_turn_radius_m);
     for c in b.points(&b.center, 0) {

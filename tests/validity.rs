@@ -15,11 +15,19 @@ fn orient(a: P, b: P, c: P) -> f64 {
 }
 
 fn on_segment(a: P, b: P, p: P) -> bool {
-    p[0] >= a[0].min(b[0]) && p[0] <= a[0].max(b[0]) && p[1] >= a[1].min(b[1]) && p[1] <= a[1].max(b[1])
+    p[0] >= a[0].min(b[0])
+        && p[0] <= a[0].max(b[0])
+        && p[1] >= a[1].min(b[1])
+        && p[1] <= a[1].max(b[1])
 }
 
 fn cross(a: P, b: P, c: P, d: P) -> bool {
-    let (o1, o2, o3, o4) = (orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b));
+    let (o1, o2, o3, o4) = (
+        orient(a, b, c),
+        orient(a, b, d),
+        orient(c, d, a),
+        orient(c, d, b),
+    );
     if o1 * o2 < 0.0 && o3 * o4 < 0.0 {
         return true;
     }
@@ -99,7 +107,10 @@ fn brute_force(b: &TrackBatch, e: usize, p: &Preset) -> Option<String> {
             let gap = s[j] - s[i];
             let arc = gap.min(total - gap);
             if arc > std::f64::consts::PI * hw * 1.001 && d(c[i], c[j]) < min_sep {
-                return Some(format!("thin at points {i}, {j}: {:.2} < {min_sep:.2}", d(c[i], c[j])));
+                return Some(format!(
+                    "thin at points {i}, {j}: {:.2} < {min_sep:.2}",
+                    d(c[i], c[j])
+                ));
             }
         }
     }
@@ -138,17 +149,29 @@ fn every_preset_yields_valid_tracks_that_pass_brute_force() {
         let valid = batch.valid.iter().filter(|&&v| v == 1).count();
         let yield_ = valid as f64 / n as f64;
         report.push(format!("{name}: yield {yield_:.4}"));
-        assert!(yield_ >= 0.99, "{name}: yield before fallback {yield_:.4} < 0.99");
+        assert!(
+            yield_ >= 0.99,
+            "{name}: yield before fallback {yield_:.4} < 0.99"
+        );
         let failures: Vec<String> = (0..n)
             .into_par_iter()
             .filter(|&e| batch.valid[e] == 1)
             .filter_map(|e| brute_force(&batch, e, &p).map(|why| format!("env {e}: {why}")))
             .collect();
-        assert!(failures.is_empty(), "{name}: {} valid envs fail the brute-force check: {:?}", failures.len(), &failures[..failures.len().min(5)]);
+        assert!(
+            failures.is_empty(),
+            "{name}: {} valid envs fail the brute-force check: {:?}",
+            failures.len(),
+            &failures[..failures.len().min(5)]
+        );
         // Envs that fell back hold a shape that still passes the same check.
         for e in (0..n).filter(|&e| batch.valid[e] == 0).take(8) {
             assert_eq!(batch.attempts[e] as u32, p.track.max_attempts);
-            assert_eq!(brute_force(&batch, e, &p), None, "{name}: fallback of env {e}");
+            assert_eq!(
+                brute_force(&batch, e, &p),
+                None,
+                "{name}: fallback of env {e}"
+            );
         }
     }
     println!("{}", report.join("\n"));

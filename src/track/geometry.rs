@@ -76,10 +76,30 @@ mod tests {
 
     #[test]
     fn intersections() {
-        assert!(segments_intersect([0.0, 0.0], [2.0, 2.0], [0.0, 2.0], [2.0, 0.0]));
-        assert!(!segments_intersect([0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]));
-        assert!(segments_intersect([0.0, 0.0], [2.0, 0.0], [1.0, 0.0], [3.0, 0.0]));
-        assert!(segments_intersect([0.0, 0.0], [2.0, 0.0], [2.0, 0.0], [2.0, 5.0]));
+        assert!(segments_intersect(
+            [0.0, 0.0],
+            [2.0, 2.0],
+            [0.0, 2.0],
+            [2.0, 0.0]
+        ));
+        assert!(!segments_intersect(
+            [0.0, 0.0],
+            [1.0, 0.0],
+            [0.0, 1.0],
+            [1.0, 1.0]
+        ));
+        assert!(segments_intersect(
+            [0.0, 0.0],
+            [2.0, 0.0],
+            [1.0, 0.0],
+            [3.0, 0.0]
+        ));
+        assert!(segments_intersect(
+            [0.0, 0.0],
+            [2.0, 0.0],
+            [2.0, 0.0],
+            [2.0, 5.0]
+        ));
         assert!(signed_area2(&[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]) > 0.0);
     }
 }

@@ -14,7 +14,7 @@ use super::batch::TrackBatch;
 use super::generators::{self, Stage, P2};
 use super::grid::buckets_for;
 use super::inflate::{fallback_circle, inflate_lane, InflateOut};
-use super::relax::{relax_sweeps, violation, RelaxConsts, RelaxScratch};
+use super::relax::{relax_sweeps, violation, RelaxConsts, RelaxScratch, TOO_CLOSE};
 use super::resample::resample_closed;
 use super::validity::{is_valid, ValidityConsts, ValidityScratch, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
@@ -52,6 +52,7 @@ struct Scratch {
     mids: Vec<P2>,
     heads: Vec<u32>,
     next: Vec<u32>,
+    cells: Vec<u64>,
     lattice: Vec<f32>,
     active: Vec<u8>,
     relax_active: Vec<u8>,
@@ -81,9 +82,9 @@ impl Pipeline {
         let buckets = buckets_for(2 * n_max);
         let lattice_len = lattice_len(&preset.zprofile).max(1);
         let per_env = |k: usize, what: &str| {
-            n_envs.checked_mul(k).ok_or_else(|| {
-                Error::Invalid(format!("n_envs = {n_envs} × {k} {what} overflows"))
-            })
+            n_envs
+                .checked_mul(k)
+                .ok_or_else(|| Error::Invalid(format!("n_envs = {n_envs} × {k} {what} overflows")))
         };
         let scratch = Scratch {
             raw: vec![[0.0; 2]; per_env(raw_max, "raw points")?],
@@ -97,6 +98,7 @@ impl Pipeline {
             mids: vec![[0.0; 2]; per_env(2 * n_max, "border midpoints")?],
             heads: vec![0; per_env(buckets, "grid buckets")?],
             next: vec![0; per_env(2 * n_max, "grid links")?],
+            cells: vec![0; per_env(2 * n_max, "grid cell keys")?],
             lattice: vec![0.0; per_env(lattice_len, "lattice words")?],
             active: vec![0; n_envs],
             relax_active: vec![0; n_envs],
@@ -271,15 +273,21 @@ impl Pipeline {
             s.pair.par_chunks_mut(2 * n_max),
             s.heads.par_chunks_mut(buckets),
             s.next.par_chunks_mut(2 * n_max),
+            s.cells.par_chunks_mut(2 * n_max),
             relax_active.par_iter_mut(),
             active.par_iter(),
         );
         launch.lanes(
             lanes.into_par_iter(),
-            |_, (pts, &count, disp, heads, next, ra, &act)| {
-                let mut scratch = RelaxScratch { disp, heads, next };
+            |_, (pts, &count, disp, heads, next, cells, ra, &act)| {
+                let mut scratch = RelaxScratch {
+                    disp,
+                    heads,
+                    next,
+                    cells,
+                };
                 *ra = if act != 0 {
-                    violation(&pts[..count as usize], &consts, &mut scratch)
+                    violation(&pts[..count as usize], &consts, &mut scratch, true)
                 } else {
                     0
                 };
@@ -292,18 +300,24 @@ impl Pipeline {
                 s.pair.par_chunks_mut(2 * n_max),
                 s.heads.par_chunks_mut(buckets),
                 s.next.par_chunks_mut(2 * n_max),
+                s.cells.par_chunks_mut(2 * n_max),
                 ra.par_iter_mut(),
             );
             launch.lanes(
                 lanes.into_par_iter(),
-                |_, (pts, &count, disp, heads, next, ra)| {
+                |_, (pts, &count, disp, heads, next, cells, ra)| {
                     if *ra == 0 {
                         return;
                     }
                     let pts = &mut pts[..count as usize];
-                    let mut scratch = RelaxScratch { disp, heads, next };
+                    let mut scratch = RelaxScratch {
+                        disp,
+                        heads,
+                        next,
+                        cells,
+                    };
                     relax_sweeps(pts, &consts, &mut scratch, sweeps, *ra);
-                    *ra = violation(pts, &consts, &mut scratch);
+                    *ra = violation(pts, &consts, &mut scratch, *ra & TOO_CLOSE != 0);
                 },
             );
         });
@@ -321,13 +335,14 @@ impl Pipeline {
             s.mids.par_chunks_mut(2 * self.n_max),
             s.heads.par_chunks_mut(self.buckets),
             s.next.par_chunks_mut(2 * self.n_max),
+            s.cells.par_chunks_mut(2 * self.n_max),
             active.par_iter_mut(),
             s.attempt.par_iter_mut(),
             s.ok.par_iter_mut(),
         );
         self.launch.lanes(
             lanes.into_par_iter(),
-            |_, (pts, &count, arclen, border, mids, heads, next, act, attempt, ok)| {
+            |_, (pts, &count, arclen, border, mids, heads, next, cells, act, attempt, ok)| {
                 if *act == 0 {
                     return;
                 }
@@ -337,6 +352,7 @@ impl Pipeline {
                     mids,
                     heads,
                     next,
+                    cells,
                 };
                 *ok = u8::from(is_valid(&pts[..count as usize], &consts, &mut scratch));
                 *attempt += 1;
@@ -423,9 +439,8 @@ impl Pipeline {
             s.attempt.par_iter(),
             mask.par_iter(),
         );
-        self.launch.lanes(
-            (points, scalars, inputs).into_par_iter(),
-            |_, (p, o, i)| {
+        self.launch
+            .lanes((points, scalars, inputs).into_par_iter(), |_, (p, o, i)| {
                 let (center, outer, inner, tangent, normal, arclen) = p;
                 let (count_out, length, valid, attempts) = o;
                 let (pts, z, &count, &ok, &attempt, &m) = i;
@@ -450,8 +465,7 @@ impl Pipeline {
                 *count_out = count;
                 *valid = ok;
                 *attempts = if ok != 0 { attempt } else { max_attempts };
-            },
-        );
+            });
     }
 }
 

@@ -41,6 +41,8 @@ pub struct RelaxScratch<'a> {
     pub heads: &'a mut [u32],
     /// Grid links, one per point.
     pub next: &'a mut [u32],
+    /// Grid cell keys, one per point.
+    pub cells: &'a mut [u64],
 }
 
 /// Cyclic index distance of `i` and `j` on a loop of `n`.
@@ -74,23 +76,24 @@ pub fn relax_sweeps(
         let disp = &mut s.disp[..n];
         disp.fill([0.0, 0.0]);
         if flags & TOO_CLOSE != 0 {
-            let grid = Grid::build(s.heads, s.next, pts, c.separation_m);
-            for i in 0..n {
-                let p = pts[i];
-                let mut acc = [0.0f32; 2];
-                grid.for_neighbours(pts, p, |j| {
-                    if cyclic_gap(i, j, n) <= excl {
-                        return;
-                    }
-                    let d = dist(p, pts[j]);
+            let grid = Grid::build(s.heads, s.next, s.cells, pts, c.separation_m);
+            grid.for_pairs(|i, j| {
+                if cyclic_gap(i, j, n) > excl {
+                    let d = dist(pts[i], pts[j]);
                     if d < c.separation_m && d > 0.0 {
                         let push = 0.5 * (c.separation_m - d) / d;
-                        acc[0] += (p[0] - pts[j][0]) * push;
-                        acc[1] += (p[1] - pts[j][1]) * push;
+                        let v = [
+                            (pts[i][0] - pts[j][0]) * push,
+                            (pts[i][1] - pts[j][1]) * push,
+                        ];
+                        disp[i][0] += v[0];
+                        disp[i][1] += v[1];
+                        disp[j][0] -= v[0];
+                        disp[j][1] -= v[1];
                     }
-                });
-                disp[i] = acc;
-            }
+                }
+                true
+            });
         }
         for i in 0..n {
             let a = pts[(i + n - 1) % n];
@@ -128,8 +131,9 @@ pub fn neighbour_gap(neighbour_arc_m: f32, spacing: f32) -> usize {
 }
 
 /// What the curve still violates: a combination of [`TOO_TIGHT`] and [`TOO_CLOSE`], 0 when it
-/// has converged (the window's `active` flag).
-pub fn violation(pts: &[P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>) -> u8 {
+/// has converged (the window's `active` flag). While the curve is too tight and `check_close` is
+/// false, the separation test (a grid pass) is deferred to the window where the turns converge.
+pub fn violation(pts: &[P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>, check_close: bool) -> u8 {
     let n = pts.len();
     if n < 4 {
         return 0;
@@ -137,25 +141,22 @@ pub fn violation(pts: &[P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>) -> u8 {
     let mut flags = 0;
     for i in 0..n {
         let k = menger_curvature(pts[(i + n - 1) % n], pts[i], pts[(i + 1) % n]);
-        if !(k <= c.max_curvature) {
+        if k > c.max_curvature || k.is_nan() {
             flags |= TOO_TIGHT;
             break;
         }
     }
+    if flags != 0 && !check_close {
+        return flags;
+    }
     let spacing = super::resample::closed_length(pts) / n as f32;
     let excl = neighbour_gap(c.neighbour_arc_m, spacing);
-    let grid = Grid::build(s.heads, s.next, pts, c.separation_m);
-    for i in 0..n {
-        let mut close = false;
-        grid.for_neighbours(pts, pts[i], |j| {
-            if cyclic_gap(i, j, n) > excl && dist(pts[i], pts[j]) < c.converged_separation_m {
-                close = true;
-            }
-        });
-        if close {
-            flags |= TOO_CLOSE;
-            break;
-        }
+    let grid = Grid::build(s.heads, s.next, s.cells, pts, c.separation_m);
+    let all_apart = grid.for_pairs(|i, j| {
+        cyclic_gap(i, j, n) <= excl || dist(pts[i], pts[j]) >= c.converged_separation_m
+    });
+    if !all_apart {
+        flags |= TOO_CLOSE;
     }
     flags
 }

@@ -38,6 +38,8 @@ pub struct ValidityScratch<'a> {
     pub heads: &'a mut [u32],
     /// Grid links.
     pub next: &'a mut [u32],
+    /// Grid cell keys.
+    pub cells: &'a mut [u64],
 }
 
 /// Left unit normal of point `i` of a closed curve (from the central difference).
@@ -96,32 +98,26 @@ pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> 
         let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
         let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
         turning += atan2(ux * vy - uy * vx, ux * vx + uy * vy);
-        if !(menger_curvature(a, p, b) <= max_curvature) {
+        let k = menger_curvature(a, p, b);
+        if k > max_curvature || k.is_nan() {
             return false;
         }
     }
-    if !((turning.abs() - TAU).abs() < 0.05) {
+    if (turning.abs() - TAU).abs() >= 0.05 || turning.is_nan() {
         return false;
     }
     // 5. thickness over non-neighbouring pairs.
     let hw = c.half_width_m;
     let min_sep = 2.0 * (1.0 - SLACK) * hw;
     let neighbour_arc = crate::math::PI * hw;
-    {
-        let grid = Grid::build(s.heads, s.next, pts, min_sep.max(mean));
-        let mut thin = false;
-        for i in 0..n {
-            grid.for_neighbours(pts, pts[i], |j| {
-                let gap = (arclen[i] - arclen[j]).abs();
-                let arc = gap.min(total - gap);
-                if arc > neighbour_arc && dist(pts[i], pts[j]) < min_sep {
-                    thin = true;
-                }
-            });
-            if thin {
-                return false;
-            }
-        }
+    let grid = Grid::build(s.heads, s.next, s.cells, pts, min_sep.max(mean));
+    let thick = grid.for_pairs(|i, j| {
+        let gap = (arclen[i] - arclen[j]).abs();
+        let arc = gap.min(total - gap);
+        arc <= neighbour_arc || dist(pts[i], pts[j]) >= min_sep
+    });
+    if !thick {
+        return false;
     }
     // 6. borders: outer = centre − σ·hw·left, inner = centre + σ·hw·left.
     let sigma = orientation(pts);
@@ -134,7 +130,13 @@ pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> 
         border[n + i] = [p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]];
     }
     // Segment k joins border point k to its successor on the same border; keyed by midpoint.
-    let seg_end = |k: usize| if k < n { (k + 1) % n } else { n + (k - n + 1) % n };
+    let seg_end = |k: usize| {
+        if k < n {
+            (k + 1) % n
+        } else {
+            n + (k - n + 1) % n
+        }
+    };
     for k in 0..2 * n {
         longest = longest.max(dist(border[k], border[seg_end(k)]));
     }
@@ -148,25 +150,12 @@ pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> 
         let (a, b) = (border[k], border[seg_end(k)]);
         *m = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])];
     }
-    let grid = Grid::build(s.heads, s.next, mids, longest);
-    let mut crossing = false;
-    for k in 0..2 * n {
-        let (a, b) = (border[k], border[seg_end(k)]);
-        grid.for_neighbours(mids, mids[k], |m| {
-            if m <= k {
-                return;
-            }
-            let same_border = (k < n) == (m < n);
-            if same_border && (seg_end(k) == m || seg_end(m) == k) {
-                return;
-            }
-            if segments_intersect(a, b, border[m], border[seg_end(m)]) {
-                crossing = true;
-            }
-        });
-        if crossing {
-            return false;
+    let grid = Grid::build(s.heads, s.next, s.cells, mids, longest);
+    grid.for_pairs(|k, m| {
+        let same_border = (k < n) == (m < n);
+        if same_border && (seg_end(k) == m || seg_end(m) == k) {
+            return true;
         }
-    }
-    true
+        !segments_intersect(border[k], border[seg_end(k)], border[m], border[seg_end(m)])
+    })
 }

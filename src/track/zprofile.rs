@@ -87,7 +87,11 @@ pub fn profile_lane(
     let mut grade = 0.0f32;
     for i in 0..n {
         let j = (i + 1) % n;
-        let ds = if j == 0 { length - arclen[i] } else { arclen[j] - arclen[i] };
+        let ds = if j == 0 {
+            length - arclen[i]
+        } else {
+            arclen[j] - arclen[i]
+        };
         if ds > 0.0 {
             grade = grade.max((z[j] - z[i]).abs() / ds);
         }

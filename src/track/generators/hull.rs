@@ -110,6 +110,9 @@ mod tests {
         let mut hull = [[0.0; 2]; 6];
         let h = monotone_chain(&pts, &mut hull);
         assert_eq!(h, 4);
-        assert_eq!(&hull[..4], &[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]);
+        assert_eq!(
+            &hull[..4],
+            &[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
+        );
     }
 }
