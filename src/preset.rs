@@ -301,9 +301,9 @@ impl Preset {
         let mut s = Section::new(&root, "relax", source)?;
         let relax = RelaxParams {
             max_windows: s.uint("max_windows", 10, 0, 1000)?,
-            sweeps_per_window: s.uint("sweeps_per_window", 5, 1, 100)?,
+            sweeps_per_window: s.uint("sweeps_per_window", 10, 1, 100)?,
             margin: s.float("margin", 0.1, 0.0, 2.0)?,
-            smoothing: s.float("smoothing", 0.25, 0.0, 0.5)?,
+            smoothing: s.float("smoothing", 0.5, 0.0, 0.5)?,
         };
         s.finish(&mut out)?;
 

@@ -21,6 +21,23 @@ pub fn menger_curvature(a: P2, b: P2, c: P2) -> f32 {
     }
 }
 
+/// `|a − b|²`.
+#[inline]
+pub fn dist2(a: P2, b: P2) -> f32 {
+    let (dx, dy) = (a[0] - b[0], a[1] - b[1]);
+    dx * dx + dy * dy
+}
+
+/// Whether the Menger curvature of `(a, b, c)` exceeds `k` (true for NaN input), without square
+/// roots or divisions: `κ > k ⟺ 4·cross² > k²·|ab|²·|bc|²·|ca|²`.
+#[inline]
+pub fn curvature_exceeds(a: P2, b: P2, c: P2, k: f32) -> bool {
+    let cross = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    let lhs = 4.0 * cross * cross;
+    let rhs = k * k * (dist2(a, b) * dist2(b, c) * dist2(c, a));
+    !(lhs <= rhs)
+}
+
 /// Twice the signed area of the closed polygon `pts` (positive when counter-clockwise).
 pub fn signed_area2(pts: &[P2]) -> f32 {
     let n = pts.len();
@@ -72,6 +89,9 @@ mod tests {
         let k = menger_curvature(p(0.0), p(0.1), p(0.2));
         assert!((k - 0.1).abs() < 1e-4);
         assert_eq!(menger_curvature([0.0, 0.0], [1.0, 0.0], [2.0, 0.0]), 0.0);
+        assert!(curvature_exceeds(p(0.0), p(0.1), p(0.2), 0.099));
+        assert!(!curvature_exceeds(p(0.0), p(0.1), p(0.2), 0.101));
+        assert!(curvature_exceeds([f32::NAN, 0.0], p(0.1), p(0.2), 0.1));
     }
 
     #[test]

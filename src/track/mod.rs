@@ -7,6 +7,7 @@
 //! [`inflate`]. See [`Pipeline`].
 
 mod batch;
+pub mod chunks;
 pub mod generators;
 pub mod geometry;
 pub mod grid;

@@ -1,4 +1,4 @@
-//! The pipeline: generator → resample → relax → validate (retrying on fresh streams) →
+//! The pipeline: generator (one pass, or set-up plus a bounded loop of windows) → resample → relax → validate (retrying on fresh streams) →
 //! fallback → z-profile → inflate, each a stage over env lanes.
 //!
 //! Every stage is a pass of [`Launch::lanes`] over structure-of-arrays buffers; lanes whose
@@ -55,6 +55,7 @@ struct Scratch {
     cells: Vec<u64>,
     lattice: Vec<f32>,
     active: Vec<u8>,
+    gen_active: Vec<u8>,
     relax_active: Vec<u8>,
     attempt: Vec<u8>,
     ok: Vec<u8>,
@@ -101,6 +102,7 @@ impl Pipeline {
             cells: vec![0; per_env(2 * n_max, "grid cell keys")?],
             lattice: vec![0.0; per_env(lattice_len, "lattice words")?],
             active: vec![0; n_envs],
+            gen_active: vec![0; n_envs],
             relax_active: vec![0; n_envs],
             attempt: vec![0; n_envs],
             ok: vec![0; n_envs],
@@ -235,6 +237,28 @@ impl Pipeline {
                 *raw_count = n.min(raw.len()) as u32;
             },
         );
+        // An iterative generator continues in windows while any of its lanes is still active.
+        let windows = stage.max_windows();
+        let mut gen_active = std::mem::take(&mut s.gen_active);
+        gen_active.copy_from_slice(active);
+        self.launch.bounded_loop(windows, &mut gen_active, |_, ga| {
+            let lanes = (
+                s.raw.par_chunks_mut(self.raw_max),
+                s.raw_count.par_iter_mut(),
+                s.gen.par_chunks_mut(self.gen_scratch_len),
+                ga.par_iter_mut(),
+            );
+            self.launch
+                .lanes(lanes.into_par_iter(), |_, (raw, raw_count, scratch, ga)| {
+                    if *ga == 0 {
+                        return;
+                    }
+                    let (n, still) = stage.window_lane(scratch, raw);
+                    *raw_count = n.min(raw.len()) as u32;
+                    *ga = u8::from(still);
+                });
+        });
+        s.gen_active = gen_active;
     }
 
     fn resample_stage(&mut self, active: &[u8]) {
@@ -262,7 +286,7 @@ impl Pipeline {
         let windows = self.preset.relax.max_windows;
         let sweeps = self.preset.relax.sweeps_per_window;
         let consts = self.relax;
-        let (n_max, buckets) = (self.n_max, self.buckets);
+        let n_max = self.n_max;
         let launch = self.launch.clone();
         let s = &mut self.scratch;
         let mut relax_active = std::mem::take(&mut s.relax_active);
@@ -271,55 +295,33 @@ impl Pipeline {
             s.pts.par_chunks(n_max),
             s.count.par_iter(),
             s.pair.par_chunks_mut(2 * n_max),
-            s.heads.par_chunks_mut(buckets),
-            s.next.par_chunks_mut(2 * n_max),
-            s.cells.par_chunks_mut(2 * n_max),
             relax_active.par_iter_mut(),
             active.par_iter(),
         );
-        launch.lanes(
-            lanes.into_par_iter(),
-            |_, (pts, &count, disp, heads, next, cells, ra, &act)| {
-                let mut scratch = RelaxScratch {
-                    disp,
-                    heads,
-                    next,
-                    cells,
-                };
-                *ra = if act != 0 {
-                    violation(&pts[..count as usize], &consts, &mut scratch, true)
-                } else {
-                    0
-                };
-            },
-        );
+        launch.lanes(lanes.into_par_iter(), |_, (pts, &count, disp, ra, &act)| {
+            let mut scratch = RelaxScratch { disp };
+            *ra = if act != 0 {
+                violation(&pts[..count as usize], &consts, &mut scratch, true)
+            } else {
+                0
+            };
+        });
         launch.bounded_loop(windows, &mut relax_active, |_, ra| {
             let lanes = (
                 s.pts.par_chunks_mut(n_max),
                 s.count.par_iter(),
                 s.pair.par_chunks_mut(2 * n_max),
-                s.heads.par_chunks_mut(buckets),
-                s.next.par_chunks_mut(2 * n_max),
-                s.cells.par_chunks_mut(2 * n_max),
                 ra.par_iter_mut(),
             );
-            launch.lanes(
-                lanes.into_par_iter(),
-                |_, (pts, &count, disp, heads, next, cells, ra)| {
-                    if *ra == 0 {
-                        return;
-                    }
-                    let pts = &mut pts[..count as usize];
-                    let mut scratch = RelaxScratch {
-                        disp,
-                        heads,
-                        next,
-                        cells,
-                    };
-                    relax_sweeps(pts, &consts, &mut scratch, sweeps, *ra);
-                    *ra = violation(pts, &consts, &mut scratch, *ra & TOO_CLOSE != 0);
-                },
-            );
+            launch.lanes(lanes.into_par_iter(), |_, (pts, &count, disp, ra)| {
+                if *ra == 0 {
+                    return;
+                }
+                let pts = &mut pts[..count as usize];
+                let mut scratch = RelaxScratch { disp };
+                relax_sweeps(pts, &consts, &mut scratch, sweeps, *ra);
+                *ra = violation(pts, &consts, &mut scratch, *ra & TOO_CLOSE != 0);
+            });
         });
         s.relax_active = relax_active;
     }

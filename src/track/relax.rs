@@ -12,9 +12,9 @@
 //! Sweeps run in windows of the launch context's bounded loop; after each window
 //! [`violation`] decides whether the env is still active.
 
+use super::chunks::for_close_pairs;
 use super::generators::P2;
-use super::geometry::{dist, menger_curvature};
-use super::grid::Grid;
+use super::geometry::{curvature_exceeds, dist, dist2};
 
 /// Per-pipeline relaxation constants.
 #[derive(Clone, Copy, Debug)]
@@ -35,14 +35,8 @@ pub struct RelaxConsts {
 
 /// Scratch of one lane.
 pub struct RelaxScratch<'a> {
-    /// Displacement accumulator, one per point.
+    /// Two words per point: the displacement accumulator, then the chunk boxes.
     pub disp: &'a mut [P2],
-    /// Grid buckets (power of two).
-    pub heads: &'a mut [u32],
-    /// Grid links, one per point.
-    pub next: &'a mut [u32],
-    /// Grid cell keys, one per point.
-    pub cells: &'a mut [u64],
 }
 
 /// Cyclic index distance of `i` and `j` on a loop of `n`.
@@ -75,12 +69,13 @@ pub fn relax_sweeps(
         let excl = neighbour_gap(c.neighbour_arc_m, spacing);
         let disp = &mut s.disp[..n];
         disp.fill([0.0, 0.0]);
+        let sep2 = c.separation_m * c.separation_m;
         if flags & TOO_CLOSE != 0 {
-            let grid = Grid::build(s.heads, s.next, s.cells, pts, c.separation_m);
-            grid.for_pairs(|i, j| {
-                if cyclic_gap(i, j, n) > excl {
+            let (disp, boxes) = s.disp.split_at_mut(n);
+            for_close_pairs(pts, boxes, c.separation_m, excl, |i, j| {
+                if dist2(pts[i], pts[j]) < sep2 {
                     let d = dist(pts[i], pts[j]);
-                    if d < c.separation_m && d > 0.0 {
+                    if d > 0.0 {
                         let push = 0.5 * (c.separation_m - d) / d;
                         let v = [
                             (pts[i][0] - pts[j][0]) * push,
@@ -95,12 +90,13 @@ pub fn relax_sweeps(
                 true
             });
         }
+        let disp = &mut s.disp[..n];
+        let mut a = pts[n - 1];
         for i in 0..n {
-            let a = pts[(i + n - 1) % n];
             let p = pts[i];
-            let b = pts[(i + 1) % n];
-            let mid = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])];
-            if menger_curvature(a, p, b) > c.smooth_curvature {
+            let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
+            if curvature_exceeds(a, p, b, c.smooth_curvature) {
+                let mid = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])];
                 disp[i][0] += c.smoothing * (mid[0] - p[0]);
                 disp[i][1] += c.smoothing * (mid[1] - p[1]);
             }
@@ -111,6 +107,7 @@ pub fn relax_sweeps(
                 disp[i][0] += slide * (b[0] - a[0]);
                 disp[i][1] += slide * (b[1] - a[1]);
             }
+            a = p;
         }
         for (p, d) in pts.iter_mut().zip(disp.iter()) {
             p[0] += d[0];
@@ -139,21 +136,24 @@ pub fn violation(pts: &[P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>, check_cl
         return 0;
     }
     let mut flags = 0;
+    let mut a = pts[n - 1];
     for i in 0..n {
-        let k = menger_curvature(pts[(i + n - 1) % n], pts[i], pts[(i + 1) % n]);
-        if k > c.max_curvature || k.is_nan() {
+        let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
+        if curvature_exceeds(a, pts[i], b, c.max_curvature) {
             flags |= TOO_TIGHT;
             break;
         }
+        a = pts[i];
     }
     if flags != 0 && !check_close {
         return flags;
     }
     let spacing = super::resample::closed_length(pts) / n as f32;
     let excl = neighbour_gap(c.neighbour_arc_m, spacing);
-    let grid = Grid::build(s.heads, s.next, s.cells, pts, c.separation_m);
-    let all_apart = grid.for_pairs(|i, j| {
-        cyclic_gap(i, j, n) <= excl || dist(pts[i], pts[j]) >= c.converged_separation_m
+    let converged2 = c.converged_separation_m * c.converged_separation_m;
+    let boxes = &mut s.disp[n..];
+    let all_apart = for_close_pairs(pts, boxes, c.converged_separation_m, excl, |i, j| {
+        dist2(pts[i], pts[j]) >= converged2
     });
     if !all_apart {
         flags |= TOO_CLOSE;

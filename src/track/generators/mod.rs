@@ -45,8 +45,21 @@ pub trait Stage: Send + Sync {
     fn scratch_len(&self) -> usize {
         0
     }
-    /// Draws one env's closed curve into `out`; returns the number of points written.
+    /// Draws one env's closed curve into `out`; returns the number of points written. For an
+    /// iterative stage this is the set-up: it also leaves its state in `scratch`.
     fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize;
+    /// For an iterative stage, the most windows of [`window_lane`](Stage::window_lane) (a hard
+    /// cap); 0, the default, makes `run_lane` the whole stage.
+    fn max_windows(&self) -> u32 {
+        0
+    }
+    /// One window of an iterative stage: continues from the state in `scratch`, writes the
+    /// current curve into `out` and returns `(count, still_active)`. The pipeline runs windows in
+    /// a bounded loop while any env is active (on CUDA, a WHILE graph node).
+    fn window_lane(&self, scratch: &mut [f32], out: &mut [P2]) -> (usize, bool) {
+        let _ = (scratch, out);
+        (0, false)
+    }
 }
 
 /// The built-in generator stage a preset selects.

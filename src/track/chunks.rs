@@ -1,0 +1,120 @@
+//! Close pairs of a closed polyline by chunk bounding boxes.
+//!
+//! The points are cut into chunks of [`CHUNK`] consecutive points; each chunk gets an
+//! axis-aligned box. A pair of points closer than `reach` lies in two chunks whose boxes,
+//! one grown by `reach`, overlap, so only those chunk pairs are searched point by point. Along
+//! a track, a chunk's box overlaps its two neighbours and rarely anything else, so a query costs
+//! about `n / CHUNK` box tests per chunk plus the point pairs of neighbouring chunks — far less
+//! than a hash grid, and with fixed-size scratch (one box per chunk), as a GPU lane needs.
+//! Pairs whose cyclic index gap is at most `min_gap` are never visited: callers pass a gap
+//! under which points are neighbours along the curve.
+
+use super::generators::P2;
+
+/// Points per chunk.
+pub const CHUNK: usize = 8;
+
+/// Scratch points needed for the boxes of `n` points (two per chunk: min and max corners).
+pub fn boxes_len(n: usize) -> usize {
+    2 * n.div_ceil(CHUNK)
+}
+
+/// Calls `visit(i, j)` (`i < j`) for every pair of points with cyclic index gap > `min_gap` that
+/// could be closer than `reach`, until `visit` returns `false`; returns whether all were visited.
+/// `boxes` is scratch of at least [`boxes_len`]`(pts.len())` points.
+pub fn for_close_pairs(
+    pts: &[P2],
+    boxes: &mut [P2],
+    reach: f32,
+    min_gap: usize,
+    mut visit: impl FnMut(usize, usize) -> bool,
+) -> bool {
+    let n = pts.len();
+    let chunks = n.div_ceil(CHUNK);
+    for k in 0..chunks {
+        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+        for p in &pts[k * CHUNK..((k + 1) * CHUNK).min(n)] {
+            lo = [lo[0].min(p[0]), lo[1].min(p[1])];
+            hi = [hi[0].max(p[0]), hi[1].max(p[1])];
+        }
+        boxes[2 * k] = lo;
+        boxes[2 * k + 1] = hi;
+    }
+    for ka in 0..chunks {
+        let (alo, ahi) = (boxes[2 * ka], boxes[2 * ka + 1]);
+        let a_end = ((ka + 1) * CHUNK).min(n);
+        for kb in ka..chunks {
+            let (blo, bhi) = (boxes[2 * kb], boxes[2 * kb + 1]);
+            // NaN boxes compare false and are searched: the caller's test decides.
+            let apart = blo[0] > ahi[0] + reach
+                || alo[0] > bhi[0] + reach
+                || blo[1] > ahi[1] + reach
+                || alo[1] > bhi[1] + reach;
+            if apart {
+                continue;
+            }
+            let b_end = ((kb + 1) * CHUNK).min(n);
+            for i in ka * CHUNK..a_end {
+                let j_start = if ka == kb { i + 1 } else { kb * CHUNK };
+                for j in j_start..b_end {
+                    let gap = j - i;
+                    if gap.min(n - gap) > min_gap && !visit(i, j) {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_every_close_pair_of_a_wiggly_loop() {
+        let n = 203;
+        let pts: Vec<P2> = (0..n)
+            .map(|i| {
+                let t = i as f32 / n as f32 * std::f32::consts::TAU;
+                let r = 50.0 + 40.0 * (5.0 * t).sin();
+                [r * t.cos(), r * t.sin()]
+            })
+            .collect();
+        let mut boxes = vec![[0.0; 2]; boxes_len(n)];
+        let (reach, min_gap) = (9.0f32, 3);
+        let mut seen = std::collections::BTreeSet::new();
+        assert!(for_close_pairs(&pts, &mut boxes, reach, min_gap, |i, j| {
+            assert!(
+                i < j && seen.insert((i, j)),
+                "pair {i},{j} twice or unordered"
+            );
+            true
+        }));
+        for i in 0..n {
+            for j in i + 1..n {
+                let gap = (j - i).min(n - (j - i));
+                let d = ((pts[i][0] - pts[j][0]).powi(2) + (pts[i][1] - pts[j][1]).powi(2)).sqrt();
+                if gap > min_gap && d < reach {
+                    assert!(seen.contains(&(i, j)), "close pair {i},{j} missed");
+                }
+                if gap <= min_gap {
+                    assert!(!seen.contains(&(i, j)));
+                }
+            }
+        }
+        let mut calls = 0;
+        assert!(!for_close_pairs(
+            &pts,
+            &mut boxes,
+            reach,
+            min_gap,
+            |_, _| {
+                calls += 1;
+                false
+            }
+        ));
+        assert_eq!(calls, 1);
+    }
+}
