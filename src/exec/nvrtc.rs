@@ -6,8 +6,9 @@
 //! that turns a kernel source into a CUBIN for one GPU architecture. Every `unsafe` block of the
 //! compiler path lives in this file.
 //!
-//! Kernels are always compiled with `--fmad=false`: the determinism contract forbids fused
-//! multiply-adds, so that device results equal the CPU's to the bit.
+//! Kernels are always compiled with `--fmad=false` (and IEEE division, square root and
+//! subnormals, see [`IEEE_OPTIONS`]): the determinism contract forbids fused multiply-adds, so
+//! that device results equal the CPU's to the bit.
 //!
 //! The library is searched for, in order:
 //! 1. the full path in the environment variable `TRACKGEN_NVRTC`;
@@ -28,6 +29,16 @@ pub const LIBRARY_NAME: &str = "libnvrtc.so.13";
 
 /// The environment variable that names the NVRTC library's full path, overriding the search.
 pub const PATH_ENV: &str = "TRACKGEN_NVRTC";
+
+/// The options every compile starts with: no fused multiply-add, and (NVRTC's defaults, made
+/// explicit) IEEE-rounded division and square root with subnormals kept, so that device float
+/// results equal the CPU's to the bit.
+pub const IEEE_OPTIONS: [&str; 4] = [
+    "--fmad=false",
+    "--ftz=false",
+    "--prec-div=true",
+    "--prec-sqrt=true",
+];
 
 /// `nvrtcResult`; `NVRTC_SUCCESS` is 0.
 type NvrtcResult = c_int;
@@ -90,22 +101,28 @@ impl Nvrtc {
     /// Finds and loads `libnvrtc.so.13` (see the module doc for the search order).
     ///
     /// Returns [`Error::CudaUnavailable`] naming every place tried when none holds a loadable
-    /// library with the needed entry points.
+    /// library with the needed entry points. When `TRACKGEN_NVRTC` is set, only that path is
+    /// tried: a wrong explicit path is reported rather than silently replaced by another NVRTC.
     pub fn load() -> Result<Self> {
         let mut tried = Vec::new();
         if let Some(path) = std::env::var_os(PATH_ENV) {
             let path = PathBuf::from(path);
             // An explicit path that fails is an error of its own: silently falling back to
             // another NVRTC would hide the misconfiguration.
-            return Self::open(&path)
-                .map_err(|e| Error::CudaUnavailable(format!("{PATH_ENV}={}: {e}", path.display())));
+            return Self::open(&path).map_err(|e| {
+                Error::CudaUnavailable(format!("{PATH_ENV}={}: {e}", path.display()))
+            });
         }
         match Self::open(Path::new(LIBRARY_NAME)) {
             Ok(nvrtc) => return Ok(nvrtc),
             Err(e) => tried.push(format!("{LIBRARY_NAME} via the dynamic loader: {e}")),
         }
         for dir in python_site_packages() {
-            let path = dir.join("nvidia").join("cu13").join("lib").join(LIBRARY_NAME);
+            let path = dir
+                .join("nvidia")
+                .join("cu13")
+                .join("lib")
+                .join(LIBRARY_NAME);
             if !path.is_file() {
                 tried.push(format!("{} (absent)", path.display()));
                 continue;
@@ -178,8 +195,8 @@ impl Nvrtc {
     /// Compiles the CUDA C++ `source` to a CUBIN for `arch` (e.g. `"sm_90"`).
     ///
     /// `name` is the file name shown in diagnostics and in the error; `include_dirs` become `-I`
-    /// options; `extra_opts` are passed as given after them. `--fmad=false` and `-arch=<arch>`
-    /// are always passed first. A source NVRTC rejects gives [`Error::Compile`] with its log;
+    /// options; `extra_opts` are passed as given after them. [`IEEE_OPTIONS`] (among them
+    /// `--fmad=false`) and `-arch=<arch>` are always passed first. A source NVRTC rejects gives [`Error::Compile`] with its log;
     /// an argument holding a NUL byte gives [`Error::Invalid`]; any other NVRTC failure gives
     /// [`Error::CudaUnavailable`].
     pub fn compile_cubin(
@@ -192,10 +209,8 @@ impl Nvrtc {
     ) -> Result<Compiled> {
         let c_source = c_string(source, "kernel source")?;
         let c_name = c_string(name, "kernel file name")?;
-        let mut opts = vec![
-            "--fmad=false".to_string(),
-            format!("-arch={arch}"),
-        ];
+        let mut opts: Vec<String> = IEEE_OPTIONS.iter().map(|o| o.to_string()).collect();
+        opts.push(format!("-arch={arch}"));
         for dir in include_dirs {
             let dir = dir.to_str().ok_or_else(|| {
                 Error::Invalid(format!("include dir {} is not UTF-8", dir.display()))
