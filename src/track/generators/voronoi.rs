@@ -8,8 +8,8 @@
 //! 3. **Region.** Starting from the site nearest the centre, `n_cells − 1` times one cell
 //!    adjacent to the region is added, chosen uniformly (in site order) by the lane's stream.
 //! 4. **Clean-up of the pixel mask.** A morphological closing then opening with a square of
-//!    half-size ≈ `radius_m / 16` (in pixels, rounded) fills inlets and cuts necks that are too
-//!    narrow for a track; the 4-connected component of the centre cell is kept; 2×2
+//!    half-size ≈ `radius_m / 8` (in pixels, rounded) fills inlets and cuts necks and spurs that
+//!    are too narrow for a track; the largest 4-connected component is kept; 2×2
 //!    checkerboards (diagonal pinches) are filled; holes are filled (every pixel not 4-reachable
 //!    from the raster corner through empty pixels is inside). The mask is then one simply
 //!    connected 4-connected region without pinches, whose pixel-edge outline is a simple lattice
@@ -18,16 +18,20 @@
 //!    from the bottom-left corner of the lowest, leftmost inside pixel walks that polygon
 //!    counter-clockwise; each unit edge is split into `⌈pixel / 2.5 m⌉` steps.
 //! 6. **Smoothing.** Three passes of a cyclic box filter over the points (a discrete Gaussian of
-//!    standard deviation ≈ `radius_m / 10` along the outline) remove the staircase and round
+//!    standard deviation ≈ `radius_m / 8` along the outline) remove the staircase and round
 //!    the corners (a corner of turning angle θ ends with a radius of about 2.5 σ / θ); the curve
 //!    is then centred on its point mean and made counter-clockwise.
 //!
-//! Every loop is bounded by the raster size or by [`Voronoi::max_points`]; an outline longer than
-//! `8 · grid` pixel edges (never seen for the cleaned masks) returns 0 points, which makes the
-//! attempt invalid so that the pipeline retries on a fresh stream.
+//! The two scales (`radius_m / 8` = 15 m at the default 120 m) assume the preset's usual ratio
+//! of scale to minimum turn radius (10:1): features narrower than about twice the turn radius
+//! are removed before the outline is traced. A region that the opening erases entirely (a few
+//! small cells) yields no points, which makes the attempt invalid so that the pipeline retries
+//! on a fresh stream; so does an outline longer than `8 · grid` pixel edges (never seen for the
+//! cleaned masks). Every loop is bounded by the raster size or by [`Stage::max_points`].
 
 use super::{Stage, P2};
 use crate::rng::LaneRng;
+use crate::track::geometry::signed_area2;
 
 /// Voronoi generator parameters.
 #[derive(Clone, Debug)]
@@ -101,8 +105,8 @@ impl Stage for Voronoi {
     }
     fn scratch_len(&self) -> usize {
         let n = self.n_sites;
-        // sites, adjacency, selection flags, row, mask, work
-        2 * n + n * n + n + self.grid + self.grid * self.grid + self.work_len()
+        // sites, adjacency, selection flags, two rows, mask, work
+        2 * n + n * n + n + 2 * self.grid + self.grid * self.grid + self.work_len()
     }
     fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize {
         let n = self.n_sites;
@@ -114,13 +118,14 @@ impl Stage for Voronoi {
         let (adj, rest) = rest.split_at_mut(n * n);
         let (selected, rest) = rest.split_at_mut(n);
         let (row, rest) = rest.split_at_mut(g);
+        let (xs, rest) = rest.split_at_mut(g);
         let (mask, rest) = rest.split_at_mut(g * g);
         let work = &mut rest[..self.work_len()];
         let sites: &mut [P2] = bytemuck::cast_slice_mut(sites);
 
         draw_sites(rng, self.radius_m, sites);
         let labels = &mut work[..g * g];
-        self.label_pixels(sites, row, labels);
+        self.label_pixels(sites, xs, row, labels);
         let seed = nearest_to_origin(sites);
         adjacency(labels, g, n, adj);
         grow_region(rng, adj, n, seed, self.n_cells, selected);
@@ -159,32 +164,33 @@ impl Stage for Voronoi {
 }
 
 impl Voronoi {
-    /// Writes the nearest-site label of every pixel (−1 outside the clipped disc); `best` holds
-    /// one row of squared distances. Sites are visited in index order with a strict `<`, so
-    /// ties go to the lower index.
-    fn label_pixels(&self, sites: &[P2], best: &mut [f32], labels: &mut [f32]) {
+    /// Writes the nearest-site label of every pixel (−1 outside the clipped disc); `xs` receives
+    /// the pixel centres' x and `best` one row of squared distances. Sites are visited in index
+    /// order with a strict `<`, so ties go to the lower index.
+    fn label_pixels(&self, sites: &[P2], xs: &mut [f32], best: &mut [f32], labels: &mut [f32]) {
         let g = self.grid;
         let h = self.pixel_m();
         let clip = self.radius_m - 1.5 * h;
         let clip2 = clip * clip;
-        let x_of = |i: usize| -self.radius_m + (i as f32 + 0.5) * h;
+        for (i, x) in xs.iter_mut().enumerate() {
+            *x = -self.radius_m + (i as f32 + 0.5) * h;
+        }
         for (j, row) in labels.chunks_exact_mut(g).enumerate() {
             let y = -self.radius_m + (j as f32 + 0.5) * h;
             best.fill(f32::INFINITY);
             for (s, p) in sites.iter().enumerate() {
                 let dy = y - p[1];
                 let dy2 = dy * dy;
-                for (i, (b, l)) in best.iter_mut().zip(row.iter_mut()).enumerate() {
-                    let dx = x_of(i) - p[0];
+                let label = s as f32;
+                for ((b, l), &x) in best.iter_mut().zip(row.iter_mut()).zip(xs.iter()) {
+                    let dx = x - p[0];
                     let d2 = dx * dx + dy2;
-                    if d2 < *b {
-                        *b = d2;
-                        *l = s as f32;
-                    }
+                    let nearer = d2 < *b;
+                    *b = if nearer { d2 } else { *b };
+                    *l = if nearer { label } else { *l };
                 }
             }
-            for (i, l) in row.iter_mut().enumerate() {
-                let x = x_of(i);
+            for (l, &x) in row.iter_mut().zip(xs.iter()) {
                 if x * x + y * y > clip2 {
                     *l = -1.0;
                 }
@@ -507,13 +513,323 @@ fn finish(curve: &mut [P2]) {
     for p in curve.iter_mut() {
         *p = [p[0] - cx, p[1] - cy];
     }
-    let mut area2 = 0.0f32;
-    for i in 0..m {
-        let a = curve[i];
-        let b = curve[(i + 1) % m];
-        area2 += a[0] * b[1] - a[1] * b[0];
-    }
-    if area2 < 0.0 {
+    // The tracing already walks counter-clockwise; this only guards the contract.
+    if signed_area2(curve) < 0.0 {
         curve.reverse();
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// Checks that `pts` is a closed, counter-clockwise, simple polyline with finite points and
+    /// consecutive spacing (closing segment included) in `(0, max_step_m]`. Orientations are
+    /// computed in `f64`, where they are exact for `f32` inputs up to rounding of the final sum,
+    /// so collinear neighbours on a smoothed staircase are not reported as crossings.
+    pub(in crate::track::generators) fn check_loop(
+        pts: &[P2],
+        max_step_m: f32,
+    ) -> Result<(), String> {
+        let m = pts.len();
+        if m < 4 {
+            return Err(format!("{m} points"));
+        }
+        if let Some(i) = pts
+            .iter()
+            .position(|p| !(p[0].is_finite() && p[1].is_finite()))
+        {
+            return Err(format!("point {i} is not finite"));
+        }
+        let p: Vec<[f64; 2]> = pts
+            .iter()
+            .map(|q| [f64::from(q[0]), f64::from(q[1])])
+            .collect();
+        let mut area2 = 0.0;
+        for i in 0..m {
+            let (a, b) = (p[i], p[(i + 1) % m]);
+            let step = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt();
+            if !(step > 0.0 && step <= f64::from(max_step_m) + 1e-4) {
+                return Err(format!("step {i} is {step:.3} m"));
+            }
+            area2 += a[0] * b[1] - a[1] * b[0];
+        }
+        if area2 <= 0.0 {
+            return Err(format!("signed area {:.1} is not positive", area2 / 2.0));
+        }
+        let orient = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| {
+            (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+        };
+        for i in 0..m {
+            let (a, b) = (p[i], p[(i + 1) % m]);
+            for j in i + 2..m {
+                if i == 0 && j == m - 1 {
+                    continue;
+                }
+                let (c, d) = (p[j], p[(j + 1) % m]);
+                if a[0].max(b[0]) < c[0].min(d[0])
+                    || c[0].max(d[0]) < a[0].min(b[0])
+                    || a[1].max(b[1]) < c[1].min(d[1])
+                    || c[1].max(d[1]) < a[1].min(b[1])
+                {
+                    continue;
+                }
+                if orient(a, b, c) * orient(a, b, d) <= 0.0
+                    && orient(c, d, a) * orient(c, d, b) <= 0.0
+                {
+                    return Err(format!("segments {i} and {j} cross"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn preset() -> Voronoi {
+        Voronoi {
+            n_sites: 24,
+            n_cells: 6,
+            grid: 48,
+            radius_m: 120.0,
+        }
+    }
+
+    /// Runs `v` for `(seed, env)` with a scratch buffer poisoned by `poison`.
+    fn run(v: &Voronoi, env: u64, poison: f32) -> Vec<P2> {
+        let mut scratch = vec![poison; v.scratch_len()];
+        let mut out = vec![[f32::NAN; 2]; v.max_points()];
+        let mut rng = LaneRng::new(7, env, 0, crate::rng::stage::GENERATE);
+        let m = v.run_lane(&mut rng, &mut scratch, &mut out);
+        assert!(m <= v.max_points());
+        out.truncate(m);
+        out
+    }
+
+    #[test]
+    fn outlines_are_simple_counter_clockwise_loops() {
+        let v = preset();
+        for env in 0..300 {
+            let pts = run(&v, env, 0.0);
+            if let Err(why) = check_loop(&pts, MAX_STEP_M) {
+                panic!("env {env}: {why}");
+            }
+            let n = pts.len() as f32;
+            let mean = pts
+                .iter()
+                .fold([0.0f32; 2], |s, p| [s[0] + p[0] / n, s[1] + p[1] / n]);
+            assert!(
+                mean[0].abs() < 1e-3 && mean[1].abs() < 1e-3,
+                "env {env}: mean {mean:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_parameters_give_simple_loops_or_nothing() {
+        // (sites, cells, grid, fewest loops out of 40): a region of one or two small cells may
+        // be erased entirely by the opening.
+        let cases = [
+            (24, 6, 16, 38),
+            (24, 6, 96, 40),
+            (6, 6, 48, 40),
+            (64, 24, 48, 40),
+            (12, 1, 32, 20),
+            (64, 2, 48, 1),
+        ];
+        for (n_sites, n_cells, grid, fewest) in cases {
+            let v = Voronoi {
+                n_sites,
+                n_cells,
+                grid,
+                radius_m: 120.0,
+            };
+            let mut loops = 0;
+            for env in 0..40 {
+                let pts = run(&v, env, 0.0);
+                if pts.is_empty() {
+                    continue;
+                }
+                loops += 1;
+                let step = v.pixel_m() / v.substeps() as f32;
+                if let Err(why) = check_loop(&pts, step) {
+                    panic!("{n_sites}/{n_cells}/{grid} env {env}: {why}");
+                }
+            }
+            assert!(loops >= fewest, "{n_sites}/{n_cells}/{grid}: {loops} loops");
+        }
+    }
+
+    #[test]
+    fn output_is_a_pure_function_of_the_stream() {
+        let v = preset();
+        for env in 0..20 {
+            let a = run(&v, env, 0.0);
+            let b = run(&v, env, f32::NAN);
+            let c = run(&v, env, -1.0e30);
+            assert_eq!(
+                bytemuck::cast_slice::<P2, u8>(&a),
+                bytemuck::cast_slice::<P2, u8>(&b)
+            );
+            assert_eq!(
+                bytemuck::cast_slice::<P2, u8>(&a),
+                bytemuck::cast_slice::<P2, u8>(&c)
+            );
+        }
+        assert_ne!(run(&v, 0, 0.0), run(&v, 1, 0.0));
+    }
+
+    /// A mask from rows of text (`#` inside), the first row at the top.
+    fn mask_of(rows: &[&str]) -> (Vec<f32>, usize) {
+        let g = rows.len();
+        let mut mask = vec![EMPTY; g * g];
+        for (r, line) in rows.iter().enumerate() {
+            assert_eq!(line.len(), g);
+            for (i, ch) in line.chars().enumerate() {
+                if ch == '#' {
+                    mask[(g - 1 - r) * g + i] = INSIDE;
+                }
+            }
+        }
+        (mask, g)
+    }
+
+    #[test]
+    fn crack_tracing_walks_the_pixel_outline_counter_clockwise() {
+        // An L of 4 pixels: perimeter 10 pixel edges.
+        let (mask, g) = mask_of(&["......", "......", ".#....", ".#....", ".##...", "......"]);
+        let v = Voronoi {
+            n_sites: 1,
+            n_cells: 1,
+            grid: g,
+            radius_m: 3.0 * MAX_STEP_M,
+        };
+        assert_eq!(v.substeps(), 1);
+        let mut curve = vec![[0.0; 2]; v.max_points()];
+        let m = v.trace(&mask, &mut curve);
+        assert_eq!(m, 10);
+        let h = v.pixel_m();
+        let corner = |i: f32, j: f32| [-v.radius_m + i * h, -v.radius_m + j * h];
+        let expected = [
+            corner(1.0, 1.0),
+            corner(2.0, 1.0),
+            corner(3.0, 1.0),
+            corner(3.0, 2.0),
+            corner(2.0, 2.0),
+            corner(2.0, 3.0),
+            corner(2.0, 4.0),
+            corner(1.0, 4.0),
+            corner(1.0, 3.0),
+            corner(1.0, 2.0),
+        ];
+        assert_eq!(&curve[..m], &expected);
+        check_loop(&curve[..m], h).unwrap();
+    }
+
+    #[test]
+    fn pinches_and_holes_are_filled() {
+        let (mut mask, g) = mask_of(&[
+            "........", ".###....", ".#.#....", ".###....", "....##..", "....##..", "........",
+            "........",
+        ]);
+        fill_pinches(&mut mask, g);
+        let mut queue = vec![0.0; g * g];
+        fill_holes(&mut mask, &mut queue, g);
+        let (want, _) = mask_of(&[
+            "........", ".###....", ".###....", ".####...", "...###..", "....##..", "........",
+            "........",
+        ]);
+        assert_eq!(mask, want);
+    }
+
+    #[test]
+    fn opening_cuts_thin_necks() {
+        let (mut mask, g) = mask_of(&[
+            "..............",
+            "..............",
+            "...###...###..",
+            "...#########..",
+            "...###...###..",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+        ]);
+        let mut tmp = vec![0.0; g * g];
+        let mut col = vec![0.0; g];
+        // Opening with a 3×3 square removes the one-pixel neck and restores both blocks.
+        morph(&mut mask, &mut tmp, &mut col, g, 1, false);
+        morph(&mut mask, &mut tmp, &mut col, g, 1, true);
+        let (want, _) = mask_of(&[
+            "..............",
+            "..............",
+            "...###...###..",
+            "...###...###..",
+            "...###...###..",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+        ]);
+        assert_eq!(mask, want);
+        // Closing with a 5×5 square fills the three-pixel gap between the blocks.
+        morph(&mut mask, &mut tmp, &mut col, g, 2, true);
+        morph(&mut mask, &mut tmp, &mut col, g, 2, false);
+        let (closed, _) = mask_of(&[
+            "..............",
+            "..............",
+            "...#########..",
+            "...#########..",
+            "...#########..",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+        ]);
+        assert_eq!(mask, closed);
+    }
+
+    #[test]
+    fn only_the_largest_component_is_kept() {
+        let (mut mask, g) = mask_of(&[
+            "........", ".##.....", ".##.....", "........", "...####.", "...####.", "...####.",
+            "........",
+        ]);
+        let mut queue = vec![0.0; g * g];
+        keep_largest(&mut mask, &mut queue, g);
+        let (want, _) = mask_of(&[
+            "........", "........", "........", "........", "...####.", "...####.", "...####.",
+            "........",
+        ]);
+        assert_eq!(mask, want);
+    }
+
+    #[test]
+    fn region_grows_through_adjacent_cells_only() {
+        // Three cells in a row: 0 | 1 | 2; from 0, two more cells must be 1 then 2.
+        let g = 6;
+        let labels: Vec<f32> = (0..g * g).map(|p| ((p % g) / 2) as f32).collect();
+        let mut adj = vec![0.0; 9];
+        adjacency(&labels, g, 3, &mut adj);
+        assert_eq!(adj, vec![0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0]);
+        let mut selected = vec![0.0; 3];
+        let mut rng = LaneRng::new(1, 2, 3, 4);
+        grow_region(&mut rng, &adj, 3, 0, 2, &mut selected);
+        assert_eq!(selected, vec![1.0, 1.0, 0.0]);
+        grow_region(&mut rng, &adj, 3, 0, 3, &mut selected);
+        assert_eq!(selected, vec![1.0, 1.0, 1.0]);
     }
 }
