@@ -6,13 +6,14 @@
 //! a track, a chunk's box overlaps its two neighbours and rarely anything else, so a query costs
 //! about `n / CHUNK` box tests per chunk plus the point pairs of neighbouring chunks — far less
 //! than a hash grid, and with fixed-size scratch (one box per chunk), as a GPU lane needs.
-//! Pairs whose cyclic index gap is at most `min_gap` are never visited: callers pass a gap
-//! under which points are neighbours along the curve.
+//! Pairs whose cyclic index gap is at most `min_gap` are never visited (callers pass a gap under
+//! which points are neighbours along the curve), and chunk pairs made only of such pairs are
+//! skipped without a box test.
 
 use super::generators::P2;
 
 /// Points per chunk.
-pub const CHUNK: usize = 8;
+pub const CHUNK: usize = 4;
 
 /// Scratch points needed for the boxes of `n` points (two per chunk: min and max corners).
 pub fn boxes_len(n: usize) -> usize {
@@ -44,6 +45,11 @@ pub fn for_close_pairs(
         let (alo, ahi) = (boxes[2 * ka], boxes[2 * ka + 1]);
         let a_end = ((ka + 1) * CHUNK).min(n);
         for kb in ka..chunks {
+            // Chunks whose every pair is within `min_gap` of each other along the loop (either
+            // way round) hold no pair to visit.
+            if (kb - ka + 1) * CHUNK - 1 <= min_gap {
+                continue;
+            }
             let (blo, bhi) = (boxes[2 * kb], boxes[2 * kb + 1]);
             // NaN boxes compare false and are searched: the caller's test decides.
             let apart = blo[0] > ahi[0] + reach

@@ -1,5 +1,7 @@
 //! Small plan-view geometry shared by the stages: curvature, segment intersection, signed area.
 
+use std::cmp::Ordering;
+
 use super::generators::P2;
 
 /// `|a − b|`.
@@ -35,7 +37,8 @@ pub fn curvature_exceeds(a: P2, b: P2, c: P2, k: f32) -> bool {
     let cross = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
     let lhs = 4.0 * cross * cross;
     let rhs = k * k * (dist2(a, b) * dist2(b, c) * dist2(c, a));
-    !(lhs <= rhs)
+    // NaN compares unordered: treat it as exceeding.
+    !matches!(lhs.partial_cmp(&rhs), Some(Ordering::Less | Ordering::Equal))
 }
 
 /// Twice the signed area of the closed polygon `pts` (positive when counter-clockwise).

@@ -290,7 +290,8 @@ impl Pipeline {
         let launch = self.launch.clone();
         let s = &mut self.scratch;
         let mut relax_active = std::mem::take(&mut s.relax_active);
-        // A curve that already meets the constraints is not relaxed at all.
+        // A curve that already meets the constraints is not relaxed at all. Separation is tested
+        // once the turns comply (see `violation`).
         let lanes = (
             s.pts.par_chunks(n_max),
             s.count.par_iter(),
@@ -301,7 +302,7 @@ impl Pipeline {
         launch.lanes(lanes.into_par_iter(), |_, (pts, &count, disp, ra, &act)| {
             let mut scratch = RelaxScratch { disp };
             *ra = if act != 0 {
-                violation(&pts[..count as usize], &consts, &mut scratch, true)
+                violation(&pts[..count as usize], &consts, &mut scratch, false)
             } else {
                 0
             };

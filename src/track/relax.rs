@@ -35,7 +35,8 @@ pub struct RelaxConsts {
 
 /// Scratch of one lane.
 pub struct RelaxScratch<'a> {
-    /// Two words per point: the displacement accumulator, then the chunk boxes.
+    /// Two words per point: the displacement accumulator, then the chunk boxes or the segment
+    /// lengths.
     pub disp: &'a mut [P2],
 }
 
@@ -65,12 +66,12 @@ pub fn relax_sweeps(
         return;
     }
     for _ in 0..sweeps {
-        let spacing = super::resample::closed_length(pts) / n as f32;
-        let excl = neighbour_gap(c.neighbour_arc_m, spacing);
         let disp = &mut s.disp[..n];
         disp.fill([0.0, 0.0]);
         let sep2 = c.separation_m * c.separation_m;
         if flags & TOO_CLOSE != 0 {
+            let spacing = super::resample::closed_length(pts) / n as f32;
+            let excl = neighbour_gap(c.neighbour_arc_m, spacing);
             let (disp, boxes) = s.disp.split_at_mut(n);
             for_close_pairs(pts, boxes, c.separation_m, excl, |i, j| {
                 if dist2(pts[i], pts[j]) < sep2 {
@@ -90,8 +91,13 @@ pub fn relax_sweeps(
                 true
             });
         }
-        let disp = &mut s.disp[..n];
+        // Segment lengths of the current positions (Jacobi: every move reads the same state).
+        let (disp, lengths) = s.disp.split_at_mut(n);
+        for i in 0..n {
+            lengths[i][0] = dist(pts[i], if i + 1 < n { pts[i + 1] } else { pts[0] });
+        }
         let mut a = pts[n - 1];
+        let mut la = lengths[n - 1][0];
         for i in 0..n {
             let p = pts[i];
             let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
@@ -100,14 +106,17 @@ pub fn relax_sweeps(
                 disp[i][0] += c.smoothing * (mid[0] - p[0]);
                 disp[i][1] += c.smoothing * (mid[1] - p[1]);
             }
-            let (la, lb) = (dist(a, p), dist(p, b));
-            let chord = dist(a, b);
-            if chord > 0.0 {
-                let slide = 0.25 * (lb - la) / chord;
+            // Slide along the chord toward equal spacing; la + lb stands in for the chord length
+            // (equal up to the cosine of the small turn, and never zero for distinct points).
+            let lb = lengths[i][0];
+            let arm = la + lb;
+            if arm > 0.0 {
+                let slide = 0.25 * (lb - la) / arm;
                 disp[i][0] += slide * (b[0] - a[0]);
                 disp[i][1] += slide * (b[1] - a[1]);
             }
             a = p;
+            la = lb;
         }
         for (p, d) in pts.iter_mut().zip(disp.iter()) {
             p[0] += d[0];
@@ -148,11 +157,23 @@ pub fn violation(pts: &[P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>, check_cl
     if flags != 0 && !check_close {
         return flags;
     }
-    let spacing = super::resample::closed_length(pts) / n as f32;
-    let excl = neighbour_gap(c.neighbour_arc_m, spacing);
+    let (mut total, mut longest) = (0.0f32, 0.0f32);
+    for i in 0..n {
+        let l = dist(pts[i], if i + 1 < n { pts[i + 1] } else { pts[0] });
+        total += l;
+        longest = longest.max(l);
+    }
+    let mut min_gap = neighbour_gap(c.neighbour_arc_m, total / n as f32);
+    if flags == 0 {
+        // With every turn radius ≥ R = min_turn_radius, Schur's comparison theorem keeps points
+        // at arc s ∈ [π·d/2, π·R] at least 2·R·sin(s / 2R) ≥ d apart (d = the separation): only
+        // pairs more than π·R apart along the curve can be too close.
+        let schur = neighbour_gap(crate::math::PI / c.max_curvature, longest);
+        min_gap = min_gap.max(schur.saturating_sub(1));
+    }
     let converged2 = c.converged_separation_m * c.converged_separation_m;
     let boxes = &mut s.disp[n..];
-    let all_apart = for_close_pairs(pts, boxes, c.converged_separation_m, excl, |i, j| {
+    let all_apart = for_close_pairs(pts, boxes, c.converged_separation_m, min_gap, |i, j| {
         dist2(pts[i], pts[j]) >= converged2
     });
     if !all_apart {

@@ -123,9 +123,14 @@ pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> 
     let near2 = near_m * near_m;
     let neighbour_arc = crate::math::PI * hw;
     let mut near = false;
-    // Pairs closer than `neighbour_arc` along the curve are at most that many segments apart.
+    // Every turn radius is ≥ R' = (1 − SLACK)·min_turn_radius ≥ (1 − SLACK)·hw, so by Schur's
+    // comparison theorem two points at arc s ≤ π·R' are at least 2·R'·sin(s / 2R') apart, which is
+    // ≥ 2·(1 − SLACK)·hw for s ≥ π·hw: such pairs cannot be thin, and their borders cannot meet
+    // unless a border folds (ruled out by `no_fold` below, or tested). Only pairs more than
+    // π·R' apart along the curve — more than π·R' / longest segments — need a distance test.
+    let schur_arc = crate::math::PI * (1.0 - SLACK) * c.min_turn_radius_m;
     let min_gap = {
-        let g = neighbour_arc / longest_centre;
+        let g = schur_arc.max(neighbour_arc) / longest_centre;
         if g < n as f32 {
             g as usize
         } else {
