@@ -98,10 +98,12 @@ pub fn relax_sweeps(
         }
         let mut a = pts[n - 1];
         let mut la = lengths[n - 1][0];
+        let mut smoothed = false;
         for i in 0..n {
             let p = pts[i];
             let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
             if curvature_exceeds(a, p, b, c.smooth_curvature) {
+                smoothed = true;
                 let mid = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])];
                 disp[i][0] += c.smoothing * (mid[0] - p[0]);
                 disp[i][1] += c.smoothing * (mid[1] - p[1]);
@@ -121,6 +123,11 @@ pub fn relax_sweeps(
         for (p, d) in pts.iter_mut().zip(disp.iter()) {
             p[0] += d[0];
             p[1] += d[1];
+        }
+        // Every turn is already within the smoothing threshold and nothing is being pushed
+        // apart: the rest of the window would only even out the spacing, so the lane stops here.
+        if !smoothed && flags & TOO_CLOSE == 0 {
+            break;
         }
     }
 }
