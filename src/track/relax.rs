@@ -6,7 +6,8 @@
 //! - **separation**: points at arc distance ≥ π·d/2 (non-neighbours) closer than
 //!   `d = 2·half_width·(1 + margin)` are pushed apart, each by half the overlap;
 //! - **turn radius**: where the Menger curvature exceeds `1 / (1.05·min_turn_radius)`, the point
-//!   moves toward the midpoint of its neighbours by `smoothing` (Laplacian smoothing);
+//!   moves toward the midpoint of its neighbours by `smoothing`, and its two neighbours by half
+//!   of that (Laplacian smoothing on a stretch that widens by two points per sweep);
 //! - **spacing**: each point slides along its tangent toward the middle of its neighbours' arc.
 //!
 //! Sweeps run in windows of the launch context's bounded loop; after each window
@@ -96,20 +97,35 @@ pub fn relax_sweeps(
         for i in 0..n {
             lengths[i][0] = dist(pts[i], if i + 1 < n { pts[i + 1] } else { pts[0] });
         }
+        // Flag the points whose turn is too tight (kept in the lengths' second word).
+        let mut a = pts[n - 1];
+        for i in 0..n {
+            let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
+            lengths[i][1] = if curvature_exceeds(a, pts[i], b, c.smooth_curvature) {
+                1.0
+            } else {
+                0.0
+            };
+            a = pts[i];
+        }
         let mut a = pts[n - 1];
         let mut la = lengths[n - 1][0];
         let mut smoothed = false;
         for i in 0..n {
             let p = pts[i];
             let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
-            if curvature_exceeds(a, p, b, c.smooth_curvature) {
+            // A tight point gets the full gain, its neighbours half of it: the smoothed stretch
+            // widens by two points per sweep instead of one.
+            let before = lengths[if i == 0 { n - 1 } else { i - 1 }][1];
+            let after = lengths[if i + 1 < n { i + 1 } else { 0 }][1];
+            let weight = (lengths[i][1] + 0.5 * (before + after)).min(1.0);
+            if weight > 0.0 {
                 smoothed = true;
+                let g = c.smoothing * weight;
                 let mid = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])];
-                disp[i][0] += c.smoothing * (mid[0] - p[0]);
-                disp[i][1] += c.smoothing * (mid[1] - p[1]);
+                disp[i][0] += g * (mid[0] - p[0]);
+                disp[i][1] += g * (mid[1] - p[1]);
             }
-            // Slide along the chord toward equal spacing; la + lb stands in for the chord length
-            // (equal up to the cosine of the small turn, and never zero for distinct points).
             let lb = lengths[i][0];
             let arm = la + lb;
             if arm > 0.0 {
