@@ -38,7 +38,10 @@ pub fn curvature_exceeds(a: P2, b: P2, c: P2, k: f32) -> bool {
     let lhs = 4.0 * cross * cross;
     let rhs = k * k * (dist2(a, b) * dist2(b, c) * dist2(c, a));
     // NaN compares unordered: treat it as exceeding.
-    !matches!(lhs.partial_cmp(&rhs), Some(Ordering::Less | Ordering::Equal))
+    !matches!(
+        lhs.partial_cmp(&rhs),
+        Some(Ordering::Less | Ordering::Equal)
+    )
 }
 
 /// Twice the signed area of the closed polygon `pts` (positive when counter-clockwise).
