@@ -1,0 +1,390 @@
+//! The scene commands of the `trackgen` binary, as plain functions over clap argument structs:
+//! `scene`, `raycast`, `preview-scene` and `bench-scene`. Each prints one summary line (or the
+//! benchmark table) on stdout and returns the crate's error for the binary to report; inputs are
+//! checked before any work, and every file is written atomically (temporary file + rename).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::bench::{bench_scene as run_bench, BenchOptions};
+use super::file::{write_scene_file, SceneFile};
+use super::generate::FLOOR_MARGIN_M;
+use super::primitive::export_json;
+use super::raycast::{cast_rays, CastOptions, RayEnvs, RayOutputs, HIT};
+use super::{build_preset, generate_env, preview, ScenePreset};
+use crate::corpus::npy::{parse_header, Dtype, NpyWriter};
+use crate::exec::Launch;
+use crate::{Error, Result};
+
+/// `trackgen scene`: generate envs 0..N of a scene preset into one scene file.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SceneArgs {
+    /// Built-in scene preset (rooms, forest) or a path to a scene preset TOML file.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub preset: String,
+    /// Envs 0..N.
+    #[arg(long, value_name = "N")]
+    pub envs: u64,
+    /// Seed of every env's random streams.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Generation counter of every env.
+    #[arg(long, default_value_t = 0)]
+    pub generation: u32,
+    /// Voxels per domain side (power of two, 8..=512; default: the preset's).
+    #[arg(long, value_name = "R")]
+    pub res: Option<u32>,
+    /// Worker threads (0 = all cores; default: RAYON_NUM_THREADS or all cores).
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+    /// Output scene file (replaced atomically if it exists).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Also write every env's primitive list (the analytic ground truth) as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub primitives_json: Option<PathBuf>,
+}
+
+/// `trackgen raycast`: cast a `.npy` of rays against a scene file.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RaycastArgs {
+    /// Scene file.
+    pub file: PathBuf,
+    /// Rays: float32 `.npy` of shape [E, K, 6] (origin xyz, direction xyz); env = first index.
+    #[arg(long, value_name = "RAYS.npy")]
+    pub rays: PathBuf,
+    /// Output: float32 `.npy` of shape [E, K], distance along each ray in metres.
+    #[arg(long, value_name = "DEPTH.npy")]
+    pub out: PathBuf,
+    /// Longest distance searched, metres.
+    #[arg(long, default_value_t = 100.0, value_name = "M")]
+    pub max_distance: f32,
+    /// Value written for a miss (default: --max-distance).
+    #[arg(long, value_name = "V", allow_negative_numbers = true)]
+    pub no_hit_value: Option<f32>,
+    /// Worker threads (0 = all cores; default: RAYON_NUM_THREADS or all cores).
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+}
+
+/// `trackgen preview-scene`: a depth image and an SDF slice of one env, as PNG.
+#[derive(clap::Args, Debug, Clone)]
+pub struct PreviewSceneArgs {
+    /// Scene file.
+    pub file: PathBuf,
+    /// The env to draw.
+    #[arg(long, default_value_t = 0, value_name = "E")]
+    pub env: usize,
+    /// Output PNG file.
+    #[arg(long, value_name = "PNG")]
+    pub out: PathBuf,
+    /// Height of the top-down slice, metres (default: 0.6 m above the floor of the built-in
+    /// presets, i.e. the domain bottom + 1.1 m).
+    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    pub slice_height: Option<f32>,
+    /// Image height, pixels (the depth image is 4/3 as wide, the slice square).
+    #[arg(long, default_value_t = 384, value_name = "PX")]
+    pub size: u32,
+}
+
+/// `trackgen bench-scene`: the scene benchmark table.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BenchSceneArgs {
+    /// Resolutions, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "128,256",
+        value_name = "R,.."
+    )]
+    pub res: Vec<u32>,
+    /// Envs of the dedup and ray rows.
+    #[arg(long, default_value_t = 1024, value_name = "N")]
+    pub envs: u64,
+    /// Envs of the SDF build rows.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub sdf_envs: u64,
+    /// Threads of the timed rows (rates are per thread).
+    #[arg(long, default_value_t = 1, value_name = "T")]
+    pub threads: usize,
+    /// Camera side, pixels.
+    #[arg(long, default_value_t = 64, value_name = "PX")]
+    pub camera: u32,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+fn launch_for(threads: Option<usize>) -> Result<Launch> {
+    match threads {
+        None => Ok(Launch::new()),
+        Some(t) => Launch::with_threads(t),
+    }
+}
+
+/// Writes `text` to stdout; a closed pipe ends output quietly.
+fn emit(text: &str) -> Result<()> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `bytes` to a sibling temporary file and renames it over `path`.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::Invalid(format!("{}: expected a file name", path.display())))?;
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        f.write_all(bytes).map_err(|e| Error::io(path, e))?;
+        f.sync_all().map_err(|e| Error::io(path, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+    })();
+    if result.is_err() {
+        // Best effort: the write error is what the user needs to see.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Runs `trackgen scene`.
+pub fn scene(args: SceneArgs) -> Result<()> {
+    if args.envs == 0 {
+        return Err(Error::Invalid("--envs 0: expected at least 1 env".into()));
+    }
+    if let Some(r) = args.res {
+        if !(r.is_power_of_two() && (8..=512).contains(&r)) {
+            return Err(Error::Invalid(format!(
+                "--res {r}: expected a power of two in [8, 512]"
+            )));
+        }
+    }
+    if args.envs > u64::from(u32::MAX) {
+        return Err(Error::Invalid(format!(
+            "--envs {}: expected at most {}",
+            args.envs,
+            u32::MAX
+        )));
+    }
+    let preset = ScenePreset::load(&args.preset)?;
+    let launch = launch_for(args.threads)?;
+    let started = Instant::now();
+    let pool = build_preset(
+        &preset,
+        args.seed,
+        args.generation,
+        args.envs,
+        args.res,
+        &launch,
+    )?;
+    let view = pool.view();
+    let bytes = write_scene_file(&args.out, &view)?;
+    if let Some(json) = &args.primitives_json {
+        let scenes: Vec<_> = (0..args.envs)
+            .map(|e| generate_env(&preset, args.seed, e, args.generation))
+            .collect();
+        let text = export_json(
+            &scenes,
+            0,
+            &preset.source,
+            &preset.hash(),
+            args.seed,
+            args.generation,
+        );
+        write_atomic(json, text.as_bytes())?;
+    }
+    let st = pool.stats();
+    emit(&format!(
+        "wrote {} envs of scene preset {} (seed {}, generation {}, R = {}) to {}: {} nodes, {} \
+         bricks, {:.2} MiB ({:.1} KiB per env, shared {:.1}x), {:.2} s\n",
+        args.envs,
+        preset.source,
+        args.seed,
+        args.generation,
+        view.info().resolution,
+        args.out.display(),
+        view.nodes().len(),
+        view.bricks().len(),
+        bytes as f64 / 1048576.0,
+        bytes as f64 / 1024.0 / args.envs as f64,
+        st.ratio(),
+        started.elapsed().as_secs_f64()
+    ))
+}
+
+/// Reads a float32 `[E, K, 6]` rays `.npy`: `(E, K, values)`.
+fn read_rays(path: &Path) -> Result<(usize, usize, Vec<f32>)> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let header = parse_header(&bytes, path)?;
+    let bad = |message: String| Error::Format {
+        path: path.to_path_buf(),
+        message,
+    };
+    if header.dtype != Dtype::F4 {
+        return Err(bad(format!(
+            "rays dtype {}: expected '<f4' (float32)",
+            header.dtype.descr()
+        )));
+    }
+    if header.shape.len() != 3 || header.shape[2] != 6 {
+        return Err(bad(format!(
+            "rays shape {:?}: expected [E, K, 6] (origin xyz, direction xyz per ray)",
+            header.shape
+        )));
+    }
+    let (e, k) = (header.shape[0] as usize, header.shape[1] as usize);
+    let data = &bytes[header.data_offset as usize..];
+    let want = header
+        .data_bytes()
+        .ok_or_else(|| bad("rays shape overflows".into()))?;
+    if data.len() as u64 != want {
+        return Err(bad(format!(
+            "rays data is {} bytes: the header promises {want}",
+            data.len()
+        )));
+    }
+    let values = data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    Ok((e, k, values))
+}
+
+/// Runs `trackgen raycast`.
+pub fn raycast(args: RaycastArgs) -> Result<()> {
+    let file = SceneFile::open(&args.file)?;
+    let view = file.view();
+    let (e, k, values) = read_rays(&args.rays)?;
+    if e > view.envs().len() {
+        return Err(Error::Invalid(format!(
+            "{}: rays for {e} envs, but {} holds {} envs",
+            args.rays.display(),
+            args.file.display(),
+            view.envs().len()
+        )));
+    }
+    let opts = CastOptions {
+        max_distance: args.max_distance,
+        no_hit_value: args.no_hit_value.unwrap_or(args.max_distance),
+        max_steps: super::raycast::DEFAULT_MAX_STEPS,
+    };
+    let n = e * k;
+    let origins: Vec<[f32; 3]> = values.chunks_exact(6).map(|r| [r[0], r[1], r[2]]).collect();
+    let dirs: Vec<[f32; 3]> = values.chunks_exact(6).map(|r| [r[3], r[4], r[5]]).collect();
+    let (mut dist, mut hit, mut steps) = (vec![0.0f32; n], vec![0u8; n], vec![0u32; n]);
+    let launch = launch_for(args.threads)?;
+    let started = Instant::now();
+    if n > 0 {
+        cast_rays(
+            &view,
+            RayEnvs::Blocks { rays_per_env: k },
+            &origins,
+            &dirs,
+            &opts,
+            RayOutputs {
+                distance: &mut dist,
+                hit: &mut hit,
+                steps: &mut steps,
+            },
+            &launch,
+        )?;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let tmp = args.out.with_file_name(format!(
+        ".{}.tmp-{}",
+        args.out
+            .file_name()
+            .ok_or_else(|| Error::Invalid(format!(
+                "--out {}: expected a file name",
+                args.out.display()
+            )))?
+            .to_string_lossy(),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&tmp);
+    let result = (|| {
+        let mut w = NpyWriter::create(&tmp, Dtype::F4, &[e as u64, k as u64])?;
+        w.append_f32(&dist)?;
+        w.finish()?;
+        std::fs::rename(&tmp, &args.out).map_err(|err| Error::io(&args.out, err))
+    })();
+    if result.is_err() {
+        // Best effort: the write error is what the user needs to see.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result?;
+    let hits = hit.iter().filter(|&&h| h == HIT).count();
+    emit(&format!(
+        "cast {n} rays ({e} envs x {k}) against {} into {}: {hits} hits ({:.1}%), {:.1} mean \
+         steps, {:.3} s, {:.2} Mrays/s on {} threads\n",
+        args.file.display(),
+        args.out.display(),
+        100.0 * hits as f64 / n.max(1) as f64,
+        steps.iter().map(|&s| f64::from(s)).sum::<f64>() / n.max(1) as f64,
+        secs,
+        n as f64 / secs.max(1e-9) / 1e6,
+        launch.threads()
+    ))
+}
+
+/// Runs `trackgen preview-scene`.
+pub fn preview_scene(args: PreviewSceneArgs) -> Result<()> {
+    let file = SceneFile::open(&args.file)?;
+    let view = file.view();
+    let entry = view.envs().get(args.env).ok_or_else(|| {
+        Error::Invalid(format!(
+            "--env {}: {} holds {} envs (expected < {})",
+            args.env,
+            args.file.display(),
+            view.envs().len(),
+            view.envs().len()
+        ))
+    })?;
+    let height = args
+        .slice_height
+        .unwrap_or(entry.origin[2] + FLOOR_MARGIN_M + 0.6);
+    if !height.is_finite() {
+        return Err(Error::Invalid(format!(
+            "--slice-height {height}: expected a finite number"
+        )));
+    }
+    let image = preview::preview(&view, args.env, height, args.size, &Launch::new())?;
+    preview::write_png(&args.out, &image)?;
+    emit(&format!(
+        "drew env {} of {} into {} ({}x{} px: depth from the default camera | slice z = {height} m)\n",
+        args.env,
+        args.file.display(),
+        args.out.display(),
+        image.width(),
+        image.height()
+    ))
+}
+
+/// Runs `trackgen bench-scene`.
+pub fn bench_scene(args: BenchSceneArgs) -> Result<()> {
+    if let Some(bad) = args
+        .res
+        .iter()
+        .find(|r| !(r.is_power_of_two() && (8..=512).contains(*r)))
+    {
+        return Err(Error::Invalid(format!(
+            "--res {bad}: expected powers of two in [8, 512]"
+        )));
+    }
+    let table = run_bench(&BenchOptions {
+        resolutions: args.res,
+        envs: args.envs,
+        sdf_envs: args.sdf_envs,
+        threads: args.threads,
+        camera_px: args.camera,
+        seed: args.seed,
+    })?;
+    emit(&table)
+}
