@@ -5,6 +5,11 @@
 //! only states what differs. Unknown sections and keys, wrong types and out-of-range values are
 //! errors that name the key, the value and what was expected. A loaded preset keeps its *resolved*
 //! form (every key, defaults filled in) as TOML text: corpora record it, and its SHA-256 hash.
+//!
+//! Two sections are optional and appear in the resolved form only when the file has them:
+//! `[gates]` makes the preset a gate-course preset (its track is the guide the gates are placed
+//! along; see [`crate::course::gates`]) and `[obstacles]` places disc obstacles on every course.
+//! Presets without them resolve (and hash) exactly as before these sections existed.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -24,6 +29,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("voronoi", include_str!("../presets/voronoi.toml")),
     ("checkpoint", include_str!("../presets/checkpoint.toml")),
     ("repulsive", include_str!("../presets/repulsive.toml")),
+    ("gates", include_str!("../presets/gates.toml")),
+    ("gates-indoor", include_str!("../presets/gates-indoor.toml")),
 ];
 
 /// The name of the default preset.
@@ -172,6 +179,98 @@ pub struct ZProfileParams {
     pub knots: u32,
 }
 
+/// The optional `[gates]` section: a gate course of `min_gates..=max_gates` gates placed along
+/// the preset's track (the guide), relaxed apart and checked for validity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GateParams {
+    /// Fewest gates per course (4..=32).
+    pub min_gates: u32,
+    /// Most gates per course (`min_gates..=32`): the `G` dimension of gate buffers.
+    pub max_gates: u32,
+    /// Smallest inner (opening) width, metres.
+    pub min_width_m: f32,
+    /// Largest inner width, metres.
+    pub max_width_m: f32,
+    /// Smallest inner height, metres.
+    pub min_height_m: f32,
+    /// Largest inner height, metres.
+    pub max_height_m: f32,
+    /// Frame thickness (bar width and depth), metres.
+    pub thickness_m: f32,
+    /// Height of a gate's centre above the guide track, metres.
+    pub altitude_m: f32,
+    /// Uniform jitter of that height, ± metres.
+    pub altitude_jitter_m: f32,
+    /// Uniform lateral jitter off the guide track, ± metres.
+    pub lateral_jitter_m: f32,
+    /// Jitter of each gate's arc position, fraction of the nominal gap (0..=0.9).
+    pub spacing_jitter: f32,
+    /// Minimum distance between any two gate centres, metres.
+    pub min_spacing_m: f32,
+    /// Maximum |Δz| / horizontal distance between consecutive gates.
+    pub max_grade: f32,
+    /// Maximum turn between the incoming and outgoing legs at a gate, degrees.
+    pub max_turn_deg: f32,
+    /// Extra separation margin of the relaxation (targets are `(1 + margin)` × the minimum).
+    pub margin: f32,
+    /// Smoothing gain toward the neighbours' midpoint where a turn is too sharp (0..=0.5).
+    pub smoothing: f32,
+    /// Windows of the bounded relaxation loop (0 disables relaxation).
+    pub max_windows: u32,
+    /// Relaxation sweeps per window.
+    pub sweeps_per_window: u32,
+    /// Placement attempts per env before the deterministic fallback ring (1..=32).
+    pub max_attempts: u32,
+    /// Path samples per leg of the Catmull–Rom racing line through the gates.
+    pub path_samples: u32,
+    /// Half width of the flight corridor around the racing line (`off_track` threshold), metres.
+    pub corridor_half_width_m: f32,
+    /// Whether each gate stands on two posts (vertical cylinders down from its bottom corners).
+    pub posts: bool,
+}
+
+impl GateParams {
+    /// Radius of the bounding sphere of a gate frame of inner size `width × height`.
+    pub fn bound_radius_m(&self, width_m: f32, height_m: f32) -> f32 {
+        let t = self.thickness_m;
+        let (a, b) = (0.5 * width_m + t, 0.5 * height_m + t);
+        (a * a + b * b + 0.25 * t * t).sqrt()
+    }
+
+    /// Radius of the deterministic fallback ring of gates: `max(0.8·scale, 1.25·min_turn_radius)`.
+    pub fn fallback_radius_m(track: &TrackParams) -> f32 {
+        (0.8 * track.scale_m).max(1.25 * track.min_turn_radius_m)
+    }
+
+    /// Gates of the fallback ring: the most gates in `min_gates..=max_gates` that keep the ring
+    /// valid (spacing, no overlap, turn), or `None` when even `min_gates` do not fit.
+    pub fn fallback_gates(&self, track: &TrackParams) -> Option<u32> {
+        let r = Self::fallback_radius_m(track);
+        let bound = self.bound_radius_m(self.max_width_m, self.max_height_m);
+        let need = self.min_spacing_m.max(2.0 * bound) * (1.0 + self.margin);
+        (self.min_gates..=self.max_gates).rev().find(|&g| {
+            let chord = 2.0 * r * crate::math::sin(crate::math::PI / g as f32);
+            let turn_deg = 360.0 / g as f32;
+            chord >= need && turn_deg <= 0.95 * self.max_turn_deg
+        })
+    }
+}
+
+/// The optional `[obstacles]` section: disc obstacles (cones) on the drivable band of every course.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObstacleParams {
+    /// Obstacles per course (0..=64).
+    pub count: u32,
+    /// Disc radius, metres.
+    pub radius_m: f32,
+    /// Height above the path, metres (used by gate courses; track courses are planar).
+    pub height_m: f32,
+    /// Largest lateral offset as a fraction of the free half width (`half_width − radius`).
+    pub lateral_frac: f32,
+    /// Arc length kept free of obstacles on either side of the start line, metres.
+    pub start_clear_m: f32,
+}
+
 /// A fully resolved track preset.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Preset {
@@ -185,6 +284,12 @@ pub struct Preset {
     pub relax: RelaxParams,
     /// z-profile.
     pub zprofile: ZProfileParams,
+    /// Gate-course parameters: `Some` when the preset has a `[gates]` section (a gate preset is
+    /// a track preset whose track guides the gates; see [`crate::course::gates`]).
+    pub gates: Option<GateParams>,
+    /// Disc obstacles (cones) placed on every course: `Some` when the preset has an
+    /// `[obstacles]` section.
+    pub obstacles: Option<ObstacleParams>,
     resolved: String,
 }
 
@@ -325,13 +430,103 @@ impl Preset {
         };
         s.finish(&mut out)?;
 
-        let known: BTreeSet<&str> = ["track", "relax", "zprofile", generator_name.as_str()].into();
+        let gates = if root.contains_key("gates") {
+            let mut s = Section::new(&root, "gates", source)?;
+            let g = GateParams {
+                min_gates: s.uint("min_gates", 6, 4, 32)?,
+                max_gates: s.uint("max_gates", 12, 4, 32)?,
+                min_width_m: s.float("min_width_m", 1.6, 0.2, 50.0)?,
+                max_width_m: s.float("max_width_m", 2.4, 0.2, 50.0)?,
+                min_height_m: s.float("min_height_m", 1.6, 0.2, 50.0)?,
+                max_height_m: s.float("max_height_m", 2.4, 0.2, 50.0)?,
+                thickness_m: s.float("thickness_m", 0.2, 0.01, 5.0)?,
+                altitude_m: s.float("altitude_m", 2.5, 0.0, 1000.0)?,
+                altitude_jitter_m: s.float("altitude_jitter_m", 1.0, 0.0, 100.0)?,
+                lateral_jitter_m: s.float("lateral_jitter_m", 1.0, 0.0, 100.0)?,
+                spacing_jitter: s.float("spacing_jitter", 0.3, 0.0, 0.9)?,
+                min_spacing_m: s.float("min_spacing_m", 8.0, 0.5, 1000.0)?,
+                max_grade: s.float("max_grade", 0.3, 0.0, 2.0)?,
+                max_turn_deg: s.float("max_turn_deg", 100.0, 10.0, 170.0)?,
+                margin: s.float("margin", 0.1, 0.0, 1.0)?,
+                smoothing: s.float("smoothing", 0.3, 0.0, 0.5)?,
+                max_windows: s.uint("max_windows", 10, 0, 1000)?,
+                sweeps_per_window: s.uint("sweeps_per_window", 10, 1, 100)?,
+                max_attempts: s.uint("max_attempts", 8, 1, 32)?,
+                path_samples: s.uint("path_samples", 8, 2, 32)?,
+                corridor_half_width_m: s.float("corridor_half_width_m", 3.0, 0.1, 100.0)?,
+                posts: s.boolean("posts", true)?,
+            };
+            s.finish(&mut out)?;
+            for (lo, hi, lo_v, hi_v) in [
+                (
+                    "min_gates",
+                    "max_gates",
+                    g.min_gates as f32,
+                    g.max_gates as f32,
+                ),
+                ("min_width_m", "max_width_m", g.min_width_m, g.max_width_m),
+                (
+                    "min_height_m",
+                    "max_height_m",
+                    g.min_height_m,
+                    g.max_height_m,
+                ),
+            ] {
+                if hi_v < lo_v {
+                    return Err(err(format!(
+                        "key `gates.{hi}` = {hi_v}: expected at least `gates.{lo}` = {lo_v}"
+                    )));
+                }
+            }
+            if g.fallback_gates(&track).is_none() {
+                return Err(err(format!(
+                    "key `gates.min_gates` = {}: the fallback ring (radius {} m, from \
+                     `track.scale_m` and `track.min_turn_radius_m`) cannot hold that many gates \
+                     {} m apart (`gates.min_spacing_m`, or twice the largest gate's bounding \
+                     radius) with turns under `gates.max_turn_deg` = {}",
+                    g.min_gates,
+                    GateParams::fallback_radius_m(&track),
+                    g.min_spacing_m
+                        .max(2.0 * g.bound_radius_m(g.max_width_m, g.max_height_m)),
+                    g.max_turn_deg
+                )));
+            }
+            Some(g)
+        } else {
+            None
+        };
+
+        let obstacles = if root.contains_key("obstacles") {
+            let mut s = Section::new(&root, "obstacles", source)?;
+            let o = ObstacleParams {
+                count: s.uint("count", 8, 0, 64)?,
+                radius_m: s.float("radius_m", 0.3, 0.05, 10.0)?,
+                height_m: s.float("height_m", 0.7, 0.05, 100.0)?,
+                lateral_frac: s.float("lateral_frac", 0.8, 0.0, 1.0)?,
+                start_clear_m: s.float("start_clear_m", 10.0, 0.0, 1000.0)?,
+            };
+            s.finish(&mut out)?;
+            Some(o)
+        } else {
+            None
+        };
+
+        let known: BTreeSet<&str> = [
+            "track",
+            "relax",
+            "zprofile",
+            "gates",
+            "obstacles",
+            generator_name.as_str(),
+        ]
+        .into();
         for key in root.keys() {
             if !known.contains(key.as_str()) {
                 let hint = if GENERATORS.contains(&key.as_str()) {
                     format!("it configures generator `{key}`, but `track.generator` = \"{generator_name}\"")
                 } else {
-                    "expected one of [track], [relax], [zprofile] and the generator's section"
+                    "expected one of [track], [relax], [zprofile] and the generator's section \
+                     (or the optional [gates], [obstacles])"
                         .into()
                 };
                 return Err(err(format!("unknown section [{key}]: {hint}")));
@@ -345,6 +540,8 @@ impl Preset {
             generator,
             relax,
             zprofile,
+            gates,
+            obstacles,
             resolved,
         })
     }
@@ -437,6 +634,17 @@ impl<'a> Section<'a> {
         };
         self.resolved
             .insert(key.to_string(), toml::Value::Integer(i64::from(v)));
+        Ok(v)
+    }
+
+    fn boolean(&mut self, key: &str, default: bool) -> Result<bool> {
+        let v = match self.raw(key) {
+            None => default,
+            Some(toml::Value::Boolean(b)) => *b,
+            Some(value) => return Err(self.error(key, value, "true or false")),
+        };
+        self.resolved
+            .insert(key.to_string(), toml::Value::Boolean(v));
         Ok(v)
     }
 

@@ -5,6 +5,10 @@
     corpus["center"].shape      # (N, N_max, 3) float32, NaN past corpus["count"][i]
     corpus["manifest"]["seed"]
 
+Track corpora hold center, outer, inner, tangent, normal, arclen, count, length, valid, attempts;
+gate corpora (manifest "kind": "gates") hold gate_pos, gate_quat, gate_size, gate_count, valid,
+attempts. The loader reads whatever arrays the manifest lists.
+
 Depends on numpy only. The format is described in the trackgen README ("Corpus format").
 """
 
@@ -16,10 +20,6 @@ import numpy as np
 
 FORMAT = "trackgen-corpus"
 FORMAT_VERSION = 1
-ARRAYS = (
-    "center", "outer", "inner", "tangent", "normal", "arclen",
-    "count", "length", "valid", "attempts",
-)
 
 
 def load(path, mmap=False, verify=False):
@@ -40,8 +40,7 @@ def load(path, mmap=False, verify=False):
             f"this loader reads {FORMAT_VERSION}"
         )
     out = {"manifest": manifest}
-    for name in ARRAYS:
-        entry = manifest["arrays"][name]
+    for name, entry in manifest["arrays"].items():
         file = os.path.join(path, entry["file"])
         if verify:
             digest = hashlib.sha256()

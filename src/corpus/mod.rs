@@ -18,6 +18,20 @@
 //! | `valid.npy`    | `\|u1`  | `[N]`          | 1 = passed validity, 0 = fallback circle         |
 //! | `attempts.npy` | `\|u1`  | `[N]`          | attempts used                                   |
 //!
+//! A **gate corpus** (written for a preset with a `[gates]` section; its manifest has
+//! `"kind": "gates"`, and `N_max` is `G`, the preset's `max_gates`) holds instead:
+//!
+//! | file             | dtype   | shape        | contents                                          |
+//! |------------------|---------|--------------|---------------------------------------------------|
+//! | `gate_pos.npy`   | `<f4`   | `[N, G, 3]`  | centre of each gate's opening, metres; NaN past `gate_count` |
+//! | `gate_quat.npy`  | `<f4`   | `[N, G, 4]`  | orientation `[x, y, z, w]`: local x forward, y left (level), z up; NaN past `gate_count` |
+//! | `gate_size.npy`  | `<f4`   | `[N, G, 2]`  | inner opening `[width, height]`, metres; NaN past `gate_count` |
+//! | `gate_count.npy` | `<i4`   | `[N]`        | gates per env, in flying order                    |
+//! | `valid.npy`      | `\|u1`  | `[N]`        | 1 = passed gate validity, 0 = fallback ring       |
+//! | `attempts.npy`   | `\|u1`  | `[N]`        | gate placement attempts used                      |
+//!
+//! The frame thickness is a preset constant, recorded in the manifest's `preset_toml`.
+//!
 //! `manifest.json` ([`Manifest`]) records the format and its version, the crate version, the
 //! preset (source, resolved TOML, SHA-256), seed, generation, env range, `N_max`, every array's
 //! file, dtype, shape and SHA-256, and summary statistics. It holds no timestamps, so the same
@@ -27,13 +41,16 @@
 //! and streams rows into the files (each NPY header carries the final shape and is written
 //! first), so memory stays at one chunk whatever the corpus size. It writes into a hidden sibling
 //! directory and renames it into place at the end: a corpus directory is complete or absent.
-//! [`read_corpus`] and [`Corpus`] validate and read one back.
+//! [`read_corpus`], [`read_gate_corpus`] and [`Corpus`] validate and read one back.
 
 mod manifest;
 pub mod npy;
 mod read;
 mod write;
 
-pub use manifest::{array_shape, ArrayEntry, Manifest, Stats, ARRAYS, FORMAT, FORMAT_VERSION};
-pub use read::{read_corpus, Corpus};
+pub use manifest::{
+    array_shape, arrays_for, ArrayEntry, Manifest, Stats, ARRAYS, FORMAT, FORMAT_VERSION,
+    GATE_ARRAYS, KIND_GATES,
+};
+pub use read::{read_corpus, read_gate_corpus, Corpus};
 pub use write::{write_corpus, DEFAULT_CHUNK_ENVS, MANIFEST_FILE};

@@ -8,9 +8,11 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::manifest::{array_shape, Manifest, ARRAYS, FORMAT, FORMAT_VERSION};
+use super::manifest::{array_shape, arrays_for, Manifest, FORMAT, FORMAT_VERSION, GATE_ARRAYS};
 use super::npy::{hex, parse_header, Header};
 use super::write::MANIFEST_FILE;
+use crate::course::GateBatch;
+use crate::preset::Preset;
 use crate::track::TrackBatch;
 use crate::{Error, Result};
 
@@ -53,7 +55,7 @@ impl Corpus {
 
         let mut headers = BTreeMap::new();
         let (n_envs, n_max) = (manifest.n_envs(), manifest.n_max);
-        for &(name, dtype, per_point) in ARRAYS {
+        for &(name, dtype, per_point) in manifest_arrays(&manifest) {
             let entry = manifest.arrays.get(name).ok_or_else(|| {
                 format_error(&manifest_path, format!("no entry for array `{name}`"))
             })?;
@@ -128,27 +130,29 @@ impl Corpus {
         &self.dir
     }
 
+    /// Whether this is a gate corpus (`kind = "gates"`).
+    pub fn is_gates(&self) -> bool {
+        self.manifest.kind.is_some()
+    }
+
     /// Rows `rows` of the corpus (row `i` is global env `env_range[0] + i`) as a batch whose
     /// `env_base` is that global index and whose `generation` is the manifest's.
-    /// A range past the corpus's rows is an [`Error::Invalid`]; an empty range gives an empty batch.
+    /// A range past the corpus's rows is an [`Error::Invalid`]; an empty range gives an empty
+    /// batch. A gate corpus is an [`Error::Invalid`] (read it with [`read_gate_rows`](Self::read_gate_rows)).
     pub fn read_rows(&self, rows: Range<u64>) -> Result<TrackBatch> {
-        let n_envs = self.manifest.n_envs();
-        if rows.start > rows.end || rows.end > n_envs {
+        if self.is_gates() {
             return Err(Error::Invalid(format!(
-                "rows {}..{}: the corpus {} has rows 0..{n_envs}",
-                rows.start,
-                rows.end,
+                "{} is a gate corpus: read it with read_gate_rows",
                 self.dir.display()
             )));
         }
-        let n = usize::try_from(rows.end - rows.start)
-            .map_err(|_| Error::Invalid("row range too large for this machine".into()))?;
+        let n = self.check_rows(&rows)?;
         let n_max = usize::try_from(self.manifest.n_max)
             .map_err(|_| Error::Invalid("n_max too large for this machine".into()))?;
         let mut batch = TrackBatch::new(n, n_max, self.manifest.env_range[0] + rows.start)?;
         batch.generation.fill(self.manifest.generation);
         let mut counts = vec![0i32; n];
-        for &(name, _, _) in ARRAYS {
+        for &(name, _, _) in super::manifest::ARRAYS {
             let dst: &mut [u8] = match name {
                 "center" => bytemuck::cast_slice_mut(&mut batch.center),
                 "outer" => bytemuck::cast_slice_mut(&mut batch.outer),
@@ -163,31 +167,92 @@ impl Corpus {
                 other => unreachable!("array {other} has no destination buffer"),
             };
             self.read_array_rows(name, rows.start, dst)?;
-            if cfg!(target_endian = "big")
-                && dst.len() % 4 == 0
-                && name != "valid"
-                && name != "attempts"
-            {
-                for word in dst.chunks_exact_mut(4) {
-                    word.reverse();
-                }
+            if name != "valid" && name != "attempts" {
+                swap_to_native(dst);
             }
         }
-        let count_path = self.array_path("count");
+        self.check_counts("count", &counts, rows.start, &mut batch.count)?;
+        Ok(batch)
+    }
+
+    /// Rows `rows` of a gate corpus as a [`GateBatch`] (`env_base` the global index of the first
+    /// row, `generation` the manifest's, `thickness_m` from the recorded preset). A track corpus,
+    /// or a range past the corpus's rows, is an [`Error::Invalid`].
+    pub fn read_gate_rows(&self, rows: Range<u64>) -> Result<GateBatch> {
+        if !self.is_gates() {
+            return Err(Error::Invalid(format!(
+                "{} is a track corpus: read it with read_rows",
+                self.dir.display()
+            )));
+        }
+        let n = self.check_rows(&rows)?;
+        let g_max = usize::try_from(self.manifest.n_max)
+            .map_err(|_| Error::Invalid("n_max too large for this machine".into()))?;
+        let manifest_path = self.dir.join(MANIFEST_FILE);
+        let preset = Preset::parse(&self.manifest.preset_toml, &self.manifest.preset_source)
+            .map_err(|e| format_error(&manifest_path, format!("`preset_toml`: {e}")))?;
+        let thickness = preset.gates.as_ref().map_or(f32::NAN, |g| g.thickness_m);
+        let mut batch =
+            GateBatch::new(n, g_max, self.manifest.env_range[0] + rows.start, thickness)?;
+        batch.generation.fill(self.manifest.generation);
+        let mut counts = vec![0i32; n];
+        for &(name, _, _) in GATE_ARRAYS {
+            let dst: &mut [u8] = match name {
+                "gate_pos" => bytemuck::cast_slice_mut(&mut batch.pos),
+                "gate_quat" => bytemuck::cast_slice_mut(&mut batch.quat),
+                "gate_size" => bytemuck::cast_slice_mut(&mut batch.size),
+                "gate_count" => bytemuck::cast_slice_mut(&mut counts),
+                "valid" => &mut batch.valid,
+                "attempts" => &mut batch.attempts,
+                other => unreachable!("array {other} has no destination buffer"),
+            };
+            self.read_array_rows(name, rows.start, dst)?;
+            if name != "valid" && name != "attempts" {
+                swap_to_native(dst);
+            }
+        }
+        self.check_counts("gate_count", &counts, rows.start, &mut batch.count)?;
+        Ok(batch)
+    }
+
+    /// The number of rows in `rows`, or an error if they are not rows of this corpus.
+    fn check_rows(&self, rows: &Range<u64>) -> Result<usize> {
+        let n_envs = self.manifest.n_envs();
+        if rows.start > rows.end || rows.end > n_envs {
+            return Err(Error::Invalid(format!(
+                "rows {}..{}: the corpus {} has rows 0..{n_envs}",
+                rows.start,
+                rows.end,
+                self.dir.display()
+            )));
+        }
+        usize::try_from(rows.end - rows.start)
+            .map_err(|_| Error::Invalid("row range too large for this machine".into()))
+    }
+
+    /// Checks the counts read from array `name` (rows from `first_row`) and stores them.
+    fn check_counts(
+        &self,
+        name: &str,
+        counts: &[i32],
+        first_row: u64,
+        out: &mut [u32],
+    ) -> Result<()> {
+        let count_path = self.array_path(name);
         for (i, &c) in counts.iter().enumerate() {
             if c < 0 || c as u64 > self.manifest.n_max {
                 return Err(format_error(
                     &count_path,
                     format!(
                         "row {} holds count {c}: expected 0..={}",
-                        rows.start + i as u64,
+                        first_row + i as u64,
                         self.manifest.n_max
                     ),
                 ));
             }
-            batch.count[i] = c as u32;
+            out[i] = c as u32;
         }
-        Ok(batch)
+        Ok(())
     }
 
     fn array_path(&self, name: &str) -> PathBuf {
@@ -273,6 +338,15 @@ fn parse_manifest(text: &str, path: &Path) -> Result<Manifest> {
             format!("`env_range` = [{a}, {b}]: expected start < end"),
         ));
     }
+    if arrays_for(manifest.kind.as_deref()).is_none() {
+        return Err(format_error(
+            path,
+            format!(
+                "`kind` = {:?}: expected no `kind` (tracks) or \"gates\"",
+                manifest.kind.as_deref().unwrap_or("")
+            ),
+        ));
+    }
     if manifest.n_max == 0 {
         return Err(format_error(
             path,
@@ -280,6 +354,23 @@ fn parse_manifest(text: &str, path: &Path) -> Result<Manifest> {
         ));
     }
     Ok(manifest)
+}
+
+/// Converts little-endian 4-byte words read from a file to native order (a no-op on
+/// little-endian machines).
+fn swap_to_native(words: &mut [u8]) {
+    if cfg!(target_endian = "big") && words.len() % 4 == 0 {
+        for word in words.chunks_exact_mut(4) {
+            word.reverse();
+        }
+    }
+}
+
+/// The arrays the manifest's kind holds (checked by [`parse_manifest`]).
+fn manifest_arrays(
+    manifest: &Manifest,
+) -> &'static [(&'static str, super::npy::Dtype, Option<u64>)] {
+    arrays_for(manifest.kind.as_deref()).expect("parse_manifest rejects unknown kinds")
 }
 
 /// Reads and parses the NPY header of `path`.
@@ -293,8 +384,17 @@ fn read_header(path: &Path) -> Result<Header> {
     parse_header(&head, path)
 }
 
+/// Opens the gate corpus in `dir`, verifies every array's checksum, and reads all of its rows.
+/// Errors name the file at fault; a track corpus is an [`Error::Invalid`].
+pub fn read_gate_corpus(dir: &Path) -> Result<(Manifest, GateBatch)> {
+    let corpus = Corpus::open(dir)?;
+    corpus.verify_checksums()?;
+    let batch = corpus.read_gate_rows(0..corpus.manifest().n_envs())?;
+    Ok((corpus.manifest, batch))
+}
+
 /// Opens the corpus in `dir`, verifies every array's checksum, and reads all of its rows.
-/// Errors name the file at fault.
+/// Errors name the file at fault; a gate corpus is an [`Error::Invalid`] (see [`read_gate_corpus`]).
 pub fn read_corpus(dir: &Path) -> Result<(Manifest, TrackBatch)> {
     let corpus = Corpus::open(dir)?;
     corpus.verify_checksums()?;

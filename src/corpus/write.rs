@@ -8,8 +8,12 @@ use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::manifest::{array_shape, ArrayEntry, Manifest, Stats, ARRAYS, FORMAT, FORMAT_VERSION};
+use super::manifest::{
+    array_shape, ArrayEntry, Manifest, Stats, ARRAYS, FORMAT, FORMAT_VERSION, GATE_ARRAYS,
+    KIND_GATES,
+};
 use super::npy::NpyWriter;
+use crate::course::{GateBatch, GatePipeline};
 use crate::exec::Launch;
 use crate::preset::Preset;
 use crate::track::{Pipeline, TrackBatch};
@@ -23,6 +27,9 @@ pub const DEFAULT_CHUNK_ENVS: usize = 4096;
 
 /// Writes the corpus of envs `env_range` of `(preset, seed, generation)` into the new directory
 /// `dir`, generating `chunk_envs` envs per batch, and returns its manifest.
+///
+/// A preset with a `[gates]` section writes a gate corpus (`kind = "gates"`, the arrays of
+/// [`GATE_ARRAYS`](super::GATE_ARRAYS)); any other preset a track corpus ([`ARRAYS`](super::ARRAYS)).
 ///
 /// `dir` must not exist (an existing one is an error naming it, never overwritten) and its parent
 /// must be a writable directory. The corpus is built in the hidden sibling `.NAME.tmp-<pid>`, every
@@ -137,9 +144,89 @@ fn sync_dir(dir: &Path) -> Result<()> {
 }
 
 /// A pipeline and the batch it fills, for one chunk size.
-struct Chunker {
-    pipeline: Pipeline,
-    batch: TrackBatch,
+enum Chunker {
+    Track {
+        pipeline: Box<Pipeline>,
+        batch: TrackBatch,
+    },
+    Gates {
+        pipeline: Box<GatePipeline>,
+        batch: GateBatch,
+    },
+}
+
+impl Chunker {
+    fn new(preset: &Preset, n: usize, launch: Launch) -> Result<Self> {
+        Ok(if preset.gates.is_some() {
+            let pipeline = GatePipeline::new(preset, n, launch)?;
+            let batch = pipeline.new_batch(0)?;
+            Chunker::Gates {
+                pipeline: Box::new(pipeline),
+                batch,
+            }
+        } else {
+            let pipeline = Pipeline::new(preset, n, launch)?;
+            let batch = pipeline.new_batch(0)?;
+            Chunker::Track {
+                pipeline: Box::new(pipeline),
+                batch,
+            }
+        })
+    }
+
+    fn generate(&mut self, seed: u64, generation: u32, env_base: u64) -> Result<()> {
+        match self {
+            Chunker::Track { pipeline, batch } => {
+                batch.env_base = env_base;
+                pipeline.generate(seed, generation, batch)
+            }
+            Chunker::Gates { pipeline, batch } => {
+                batch.env_base = env_base;
+                pipeline.generate(seed, generation, batch)
+            }
+        }
+    }
+
+    /// Appends the batch's rows to `writers` (one per array of the corpus kind, in order).
+    fn append(&self, writers: &mut [NpyWriter], counts_i32: &mut Vec<i32>) -> Result<()> {
+        match self {
+            Chunker::Track { batch: b, .. } => {
+                counts_i32.clear();
+                counts_i32.extend(b.count.iter().map(|&c| c as i32));
+                for (writer, &(name, _, _)) in writers.iter_mut().zip(ARRAYS) {
+                    match name {
+                        "center" => writer.append_f32(bytemuck::cast_slice(&b.center))?,
+                        "outer" => writer.append_f32(bytemuck::cast_slice(&b.outer))?,
+                        "inner" => writer.append_f32(bytemuck::cast_slice(&b.inner))?,
+                        "tangent" => writer.append_f32(bytemuck::cast_slice(&b.tangent))?,
+                        "normal" => writer.append_f32(bytemuck::cast_slice(&b.normal))?,
+                        "arclen" => writer.append_f32(&b.arclen)?,
+                        "count" => writer.append_i32(counts_i32)?,
+                        "length" => writer.append_f32(&b.length)?,
+                        "valid" => writer.append_u8(&b.valid)?,
+                        "attempts" => writer.append_u8(&b.attempts)?,
+                        other => unreachable!("array {other} has no source buffer"),
+                    }
+                }
+            }
+            Chunker::Gates { batch: b, .. } => {
+                counts_i32.clear();
+                counts_i32.extend(b.count.iter().map(|&c| c as i32));
+                for (writer, &(name, _, _)) in writers.iter_mut().zip(GATE_ARRAYS) {
+                    match name {
+                        "gate_pos" => writer.append_f32(bytemuck::cast_slice(&b.pos))?,
+                        "gate_quat" => writer.append_f32(bytemuck::cast_slice(&b.quat))?,
+                        "gate_size" => writer.append_f32(bytemuck::cast_slice(&b.size))?,
+                        "gate_count" => writer.append_i32(counts_i32)?,
+                        "valid" => writer.append_u8(&b.valid)?,
+                        "attempts" => writer.append_u8(&b.attempts)?,
+                        other => unreachable!("array {other} has no source buffer"),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 #[allow(clippy::too_many_arguments)] // Same values as `write_corpus`.
@@ -154,8 +241,15 @@ fn write_into(
     progress: bool,
 ) -> Result<Manifest> {
     let n_envs = env_range.end - env_range.start;
-    let n_max = u64::from(preset.track.n_max);
-    let mut writers = ARRAYS
+    let (array_list, kind, n_max) = match &preset.gates {
+        Some(g) => (
+            GATE_ARRAYS,
+            Some(KIND_GATES.to_string()),
+            u64::from(g.max_gates),
+        ),
+        None => (ARRAYS, None, u64::from(preset.track.n_max)),
+    };
+    let mut writers = array_list
         .iter()
         .map(|&(name, dtype, per_point)| {
             let path = tmp.join(format!("{name}.npy"));
@@ -165,14 +259,9 @@ fn write_into(
 
     let chunk = usize::try_from(n_envs).map_or(chunk_envs, |n| n.min(chunk_envs));
     let tail = usize::try_from(n_envs % chunk as u64).expect("the tail is smaller than a chunk");
-    let new_chunker = |n: usize| -> Result<Chunker> {
-        let pipeline = Pipeline::new(preset, n, launch.clone())?;
-        let batch = pipeline.new_batch(0)?;
-        Ok(Chunker { pipeline, batch })
-    };
-    let mut full = new_chunker(chunk)?;
+    let mut full = Chunker::new(preset, chunk, launch.clone())?;
     let mut last = if tail > 0 {
-        Some(new_chunker(tail)?)
+        Some(Chunker::new(preset, tail, launch.clone())?)
     } else {
         None
     };
@@ -200,36 +289,16 @@ fn write_into(
         } else {
             last.as_mut().expect("a short chunk is the tail")
         };
-        chunker.batch.env_base = start;
-        chunker
-            .pipeline
-            .generate(seed, generation, &mut chunker.batch)?;
-        let b = &chunker.batch;
-        counts_i32.clear();
-        counts_i32.extend(b.count.iter().map(|&c| c as i32));
-        for (writer, &(name, _, _)) in writers.iter_mut().zip(ARRAYS) {
-            match name {
-                "center" => writer.append_f32(bytemuck::cast_slice(&b.center))?,
-                "outer" => writer.append_f32(bytemuck::cast_slice(&b.outer))?,
-                "inner" => writer.append_f32(bytemuck::cast_slice(&b.inner))?,
-                "tangent" => writer.append_f32(bytemuck::cast_slice(&b.tangent))?,
-                "normal" => writer.append_f32(bytemuck::cast_slice(&b.normal))?,
-                "arclen" => writer.append_f32(&b.arclen)?,
-                "count" => writer.append_i32(&counts_i32)?,
-                "length" => writer.append_f32(&b.length)?,
-                "valid" => writer.append_u8(&b.valid)?,
-                "attempts" => writer.append_u8(&b.attempts)?,
-                other => unreachable!("array {other} has no source buffer"),
-            }
-        }
-        sums.add(b);
+        chunker.generate(seed, generation, start)?;
+        chunker.append(&mut writers, &mut counts_i32)?;
+        sums.add(chunker);
         start += n as u64;
         bar.inc(n as u64);
     }
     bar.finish_and_clear();
 
     let mut arrays = BTreeMap::new();
-    for (writer, &(name, dtype, per_point)) in writers.into_iter().zip(ARRAYS) {
+    for (writer, &(name, dtype, per_point)) in writers.into_iter().zip(array_list) {
         let sha256 = writer.finish()?;
         arrays.insert(
             name.to_string(),
@@ -248,6 +317,7 @@ fn write_into(
         preset_source: preset.source.clone(),
         preset_toml: preset.resolved_toml().to_string(),
         preset_sha256: preset.hash(),
+        kind,
         seed,
         generation,
         env_range: [env_range.start, env_range.end],
@@ -279,12 +349,32 @@ struct Sums {
 }
 
 impl Sums {
-    fn add(&mut self, b: &TrackBatch) {
-        self.valid += b.valid.iter().map(|&v| u64::from(v != 0)).sum::<u64>();
-        self.count += b.count.iter().map(|&c| u64::from(c)).sum::<u64>();
-        self.attempts += b.attempts.iter().map(|&a| u64::from(a)).sum::<u64>();
-        for &l in &b.length {
-            self.length_m += f64::from(l);
+    fn add(&mut self, chunker: &Chunker) {
+        let (valid, count, attempts) = match chunker {
+            Chunker::Track { batch, .. } => (&batch.valid, &batch.count, &batch.attempts),
+            Chunker::Gates { batch, .. } => (&batch.valid, &batch.count, &batch.attempts),
+        };
+        self.valid += valid.iter().map(|&v| u64::from(v != 0)).sum::<u64>();
+        self.count += count.iter().map(|&c| u64::from(c)).sum::<u64>();
+        self.attempts += attempts.iter().map(|&a| u64::from(a)).sum::<u64>();
+        match chunker {
+            Chunker::Track { batch, .. } => {
+                for &l in &batch.length {
+                    self.length_m += f64::from(l);
+                }
+            }
+            Chunker::Gates { batch, .. } => {
+                for e in 0..batch.n_envs {
+                    let pos = batch.gates(&batch.pos, e);
+                    let mut length = 0.0f64;
+                    for (i, p) in pos.iter().enumerate() {
+                        let q = pos[(i + 1) % pos.len()];
+                        let d: f64 = (0..3).map(|k| f64::from(q[k] - p[k]).powi(2)).sum();
+                        length += d.sqrt();
+                    }
+                    self.length_m += length;
+                }
+            }
         }
     }
 

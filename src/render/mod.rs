@@ -7,14 +7,22 @@
 //! Envs that hold the fallback circle (`valid = 0`) get a red frame and a red cross. Cells are
 //! fitted to each track's bounding box, so scales differ between cells.
 //!
+//! [`gate_sheet`] draws gate courses the same way (plan view above an elevation strip), and
+//! [`trajectory_sheet`] draws agents' trajectories over their courses.
+//!
 //! Drawing is done by the small supersampling rasteriser in [`raster`].
 
+mod gates;
 pub mod raster;
+mod trajectory;
 
 use image::RgbImage;
 
 use crate::track::TrackBatch;
 use raster::{Canvas, Colour, Px};
+
+pub use gates::gate_sheet;
+pub use trajectory::{trajectory_sheet, CoursePanel};
 
 const BACKGROUND: Colour = [226, 234, 220];
 const CELL_EDGE: Colour = [188, 196, 182];
@@ -41,8 +49,17 @@ pub const MIN_CELL_PX: u32 = 16;
 /// batch) the sheet is one empty cell. Non-finite points are skipped, an env with fewer than
 /// 3 points leaves its cell empty.
 pub fn contact_sheet(batch: &TrackBatch, max_tracks: usize, cell_px: u32) -> RgbImage {
-    let cell = cell_px.max(MIN_CELL_PX);
     let shown = max_tracks.min(batch.n_envs);
+    let heights = height_range(batch, shown);
+    sheet(shown, cell_px, |e, canvas| {
+        draw_track(canvas, batch, e, heights)
+    })
+}
+
+/// A near-square grid of `shown` cells of `cell_px` (raised to [`MIN_CELL_PX`]) pixels, row-major,
+/// cell `i` drawn by `draw(i, canvas)`, each cell framed; one empty cell when `shown` is 0.
+fn sheet(shown: usize, cell_px: u32, mut draw: impl FnMut(usize, &mut Canvas)) -> RgbImage {
+    let cell = cell_px.max(MIN_CELL_PX);
     let cols = (1..=shown.max(1)).find(|c| c * c >= shown).unwrap_or(1);
     let rows = shown.div_ceil(cols).max(1);
     let mut sheet = RgbImage::from_pixel(
@@ -50,10 +67,9 @@ pub fn contact_sheet(batch: &TrackBatch, max_tracks: usize, cell_px: u32) -> Rgb
         rows as u32 * cell,
         image::Rgb(BACKGROUND),
     );
-    let heights = height_range(batch, shown);
     for e in 0..shown {
         let mut canvas = Canvas::new(cell, SUPERSAMPLE, BACKGROUND);
-        draw_track(&mut canvas, batch, e, heights);
+        draw(e, &mut canvas);
         let (col, row) = ((e % cols) as u32, (e / cols) as u32);
         canvas.blit(&mut sheet, col * cell, row * cell);
     }
@@ -88,19 +104,29 @@ fn mix(a: Colour, b: Colour, t: f32) -> Colour {
     [0, 1, 2].map(|k| (f32::from(a[k]) + (f32::from(b[k]) - f32::from(a[k])) * t).round() as u8)
 }
 
-/// Maps world `[x, y]` (metres, y up) onto a cell (pixels, y down), fitted to a bounding box.
+/// Maps world `[x, y]` (metres, y up) onto a rectangle of a cell (pixels, y down), fitted to a
+/// bounding box.
 struct Fit {
     centre: [f32; 2],
     scale: f32,
-    half_cell: f32,
+    origin: Px,
 }
 
 impl Fit {
     /// The fit of every finite point of `sets` into a cell of side `cell`, with a margin; `None`
     /// if there is no finite point.
     fn new(sets: &[&[[f32; 3]]], cell: f32) -> Option<Self> {
+        Self::rect(
+            sets.iter().flat_map(|s| s.iter().map(|p| [p[0], p[1]])),
+            [0.0, 0.0, cell, cell],
+        )
+    }
+
+    /// The fit of every finite point of `points` into the rectangle `[x0, y0, width, height]`
+    /// (pixels), with a margin, keeping the aspect ratio; `None` if there is no finite point.
+    fn rect(points: impl Iterator<Item = [f32; 2]>, rect: [f32; 4]) -> Option<Self> {
         let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-        for p in sets.iter().flat_map(|s| s.iter()) {
+        for p in points {
             if p[0].is_finite() && p[1].is_finite() {
                 for k in 0..2 {
                     lo[k] = lo[k].min(p[k]);
@@ -111,18 +137,22 @@ impl Fit {
         if lo[0] > hi[0] || lo[1] > hi[1] {
             return None;
         }
-        let extent = (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1e-6);
+        let (w, h) = ((hi[0] - lo[0]).max(1e-6), (hi[1] - lo[1]).max(1e-6));
         Some(Self {
             centre: [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])],
-            scale: 0.88 * cell / extent,
-            half_cell: 0.5 * cell,
+            scale: 0.88 * (rect[2] / w).min(rect[3] / h),
+            origin: [rect[0] + 0.5 * rect[2], rect[1] + 0.5 * rect[3]],
         })
     }
 
     fn px(&self, p: [f32; 3]) -> Px {
+        self.px2([p[0], p[1]])
+    }
+
+    fn px2(&self, p: [f32; 2]) -> Px {
         [
-            self.half_cell + (p[0] - self.centre[0]) * self.scale,
-            self.half_cell - (p[1] - self.centre[1]) * self.scale,
+            self.origin[0] + (p[0] - self.centre[0]) * self.scale,
+            self.origin[1] - (p[1] - self.centre[1]) * self.scale,
         ]
     }
 }
@@ -168,13 +198,19 @@ fn draw_track(canvas: &mut Canvas, batch: &TrackBatch, e: usize, heights: Option
         }
     }
     if batch.valid[e] == 0 {
-        let w = (cell / 60.0).max(1.5);
-        let (a, b) = (0.5 * w, cell - 0.5 * w);
-        let frame = [[a, a], [b, a], [b, b], [a, b]];
-        canvas.closed_polyline(&frame, w, INVALID);
-        canvas.line([a, a], [b, b], 0.6 * w, INVALID);
-        canvas.line([b, a], [a, b], 0.6 * w, INVALID);
+        draw_invalid(canvas);
     }
+}
+
+/// The red frame and cross of a fallback course.
+fn draw_invalid(canvas: &mut Canvas) {
+    let cell = canvas.size() as f32;
+    let w = (cell / 60.0).max(1.5);
+    let (a, b) = (0.5 * w, cell - 0.5 * w);
+    let frame = [[a, a], [b, a], [b, b], [a, b]];
+    canvas.closed_polyline(&frame, w, INVALID);
+    canvas.line([a, a], [b, b], 0.6 * w, INVALID);
+    canvas.line([b, a], [a, b], 0.6 * w, INVALID);
 }
 
 fn distance(a: Px, b: Px) -> f32 {

@@ -1,0 +1,916 @@
+//! Gate courses: 3D sequences of 4–32 gates placed along a generated track.
+//!
+//! A gate preset is a track preset plus a `[gates]` section ([`GateParams`]). The track
+//! pipeline (plan-view generator → resample → relax → validity → z-profile → inflate) draws a
+//! closed *guide* track; the gate stages then run over env lanes, like the track stages:
+//!
+//! 1. **place** (random stream [`stage::GATES`](super::stage::GATES) at the attempt): the gate
+//!    count `G` uniform in `min_gates..=max_gates`; gate `i` at arc length
+//!    `(i + spacing_jitter·(u − ½))·L/G` of the guide (gate 0 exactly at the start, `s = 0`),
+//!    offset laterally by `±lateral_jitter_m` along the guide's normal and raised to the guide's
+//!    height + `altitude_m ± altitude_jitter_m`; inner width and height uniform in their ranges;
+//! 2. **relax** (a bounded loop of windows of Jacobi sweeps, [`Launch::bounded_loop`]): sphere
+//!    self-collision — every pair of gates closer than `(1 + margin)·max(min_spacing_m, r_i + r_j)`
+//!    (`r` = the frame's bounding-sphere radius) is pushed apart in plan view, each by half the
+//!    overlap; legs steeper than `0.95·max_grade` are levelled; gates whose turn is sharper than
+//!    `0.95·max_turn_deg` move toward their neighbours' midpoint by `smoothing`;
+//! 3. **validity** ([`is_valid`]) — otherwise the env retries on the next attempt stream, and
+//!    after `max_attempts` it gets the deterministic fallback ring ([`fallback_ring`],
+//!    `valid = 0`);
+//! 4. **frames**: roll-free orientations ([`roll_free_quat`]).
+//!
+//! A gate's frame, in its local axes (x forward through the opening, y left, z up), is the
+//! rectangle ring between the opening `|y| ≤ w/2, |z| ≤ h/2` and the outer rectangle
+//! `|y| ≤ w/2 + t, |z| ≤ h/2 + t`, extruded over the depth `|x| ≤ t/2` (`t` = thickness).
+//! Quaternions are `[x, y, z, w]` (scalar last), rotating local axes into world axes.
+//!
+//! The *racing line* ([`racing_line`]) is the closed uniform Catmull–Rom spline through the gate
+//! centres. Its tangent at gate `i` is `(p_{i+1} − p_{i−1})/2`, which is exactly the gate's
+//! forward axis, so the line passes every gate through its centre, perpendicular to its plane.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::vector::{dot, fails_ge, fails_gt, fails_le, norm, sub, V3};
+use crate::exec::Launch;
+use crate::math::{atan2, cos, sin_cos, PI, TAU};
+use crate::preset::{GateParams, Preset};
+use crate::rng::{stage::with_attempt, LaneRng};
+use crate::track::{generators, Pipeline, Stage, TrackBatch};
+use crate::{Error, Result};
+
+/// The gates of `n_envs` environments, as structure-of-arrays buffers.
+///
+/// Per-gate buffers are `[n_envs * g_max]`, env `e` owning `[e * g_max, (e + 1) * g_max)`; its
+/// first `count[e]` gates are the course, in flying order, and the padding past them is NaN.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GateBatch {
+    /// Number of envs.
+    pub n_envs: usize,
+    /// Capacity of each per-gate buffer (the preset's `max_gates`).
+    pub g_max: usize,
+    /// The global index of env 0 of this batch.
+    pub env_base: u64,
+    /// Frame thickness (bar width and depth) of every gate, metres (a preset constant).
+    pub thickness_m: f32,
+    /// Centre of each gate's opening, metres.
+    pub pos: Vec<[f32; 3]>,
+    /// Orientation `[x, y, z, w]`: local x forward (the flying direction), y left (horizontal:
+    /// the frames are roll-free), z up.
+    pub quat: Vec<[f32; 4]>,
+    /// Inner opening `[width, height]`, metres.
+    pub size: Vec<[f32; 2]>,
+    /// Gates per env.
+    pub count: Vec<u32>,
+    /// 1 if the env's gates passed validity, 0 if every attempt failed and it holds the fallback ring.
+    pub valid: Vec<u8>,
+    /// Placement attempts used (1 = the first try passed); with `valid[e] = 0` it is `max_attempts`.
+    pub attempts: Vec<u8>,
+    /// Generation counter of each env's course.
+    pub generation: Vec<u32>,
+}
+
+impl GateBatch {
+    /// An empty batch (all gates NaN, counts 0) for envs `env_base .. env_base + n_envs`.
+    pub fn new(n_envs: usize, g_max: usize, env_base: u64, thickness_m: f32) -> Result<Self> {
+        let gates = n_envs.checked_mul(g_max).ok_or_else(|| {
+            Error::Invalid(format!("n_envs = {n_envs} × g_max = {g_max} overflows"))
+        })?;
+        Ok(Self {
+            n_envs,
+            g_max,
+            env_base,
+            thickness_m,
+            pos: vec![[f32::NAN; 3]; gates],
+            quat: vec![[f32::NAN; 4]; gates],
+            size: vec![[f32::NAN; 2]; gates],
+            count: vec![0; n_envs],
+            valid: vec![0; n_envs],
+            attempts: vec![0; n_envs],
+            generation: vec![0; n_envs],
+        })
+    }
+
+    /// The gates `[e * g_max, e * g_max + count[e])` of a per-gate buffer.
+    pub fn gates<'a, T>(&self, buffer: &'a [T], e: usize) -> &'a [T] {
+        let start = e * self.g_max;
+        &buffer[start..start + self.count[e] as usize]
+    }
+
+    /// Envs `range` of this batch as a new batch (rows copied).
+    pub fn slice(&self, range: std::ops::Range<usize>) -> Self {
+        let (a, b, g) = (range.start, range.end, self.g_max);
+        Self {
+            n_envs: b - a,
+            g_max: g,
+            env_base: self.env_base + a as u64,
+            thickness_m: self.thickness_m,
+            pos: self.pos[a * g..b * g].to_vec(),
+            quat: self.quat[a * g..b * g].to_vec(),
+            size: self.size[a * g..b * g].to_vec(),
+            count: self.count[a..b].to_vec(),
+            valid: self.valid[a..b].to_vec(),
+            attempts: self.attempts[a..b].to_vec(),
+            generation: self.generation[a..b].to_vec(),
+        }
+    }
+
+    /// Byte-level equality (NaN padding compares equal to NaN padding).
+    pub fn same_bytes(&self, other: &Self) -> bool {
+        fn b<T: bytemuck::NoUninit>(v: &[T]) -> &[u8] {
+            bytemuck::cast_slice(v)
+        }
+        self.n_envs == other.n_envs
+            && self.g_max == other.g_max
+            && self.env_base == other.env_base
+            && self.thickness_m.to_bits() == other.thickness_m.to_bits()
+            && b(&self.pos) == b(&other.pos)
+            && b(&self.quat) == b(&other.quat)
+            && b(&self.size) == b(&other.size)
+            && self.count == other.count
+            && self.valid == other.valid
+            && self.attempts == other.attempts
+            && self.generation == other.generation
+    }
+}
+
+/// The roll-free orientation whose forward (local x) axis is the unit vector `forward`:
+/// yaw `ψ = atan2(f_y, f_x)` then pitch `θ = atan2(f_z, |f_xy|)`, `q = q_z(ψ)·q_y(−θ)`, as
+/// `[x, y, z, w]`. The local y axis stays horizontal. A vertical or zero `forward` gives yaw 0.
+pub fn roll_free_quat(forward: V3) -> [f32; 4] {
+    let h = (forward[0] * forward[0] + forward[1] * forward[1]).sqrt();
+    let yaw = if h > 0.0 {
+        atan2(forward[1], forward[0])
+    } else {
+        0.0
+    };
+    let pitch = atan2(forward[2], h);
+    let (sz, cz) = sin_cos(0.5 * yaw);
+    let (sp, cp) = sin_cos(0.5 * pitch);
+    [sz * sp, -cz * sp, sz * cp, cz * cp]
+}
+
+/// The yaw-only orientation of heading `yaw` (radians), as `[x, y, z, w]`.
+pub fn yaw_quat(yaw: f32) -> [f32; 4] {
+    let (s, c) = sin_cos(0.5 * yaw);
+    [0.0, 0.0, s, c]
+}
+
+/// The forward (local x) axis of orientation `q = [x, y, z, w]` in world coordinates: the first
+/// of [`frame_axes`].
+#[inline]
+pub fn forward_axis(q: [f32; 4]) -> V3 {
+    let [x, y, z, w] = q;
+    [
+        1.0 - 2.0 * (y * y + z * z),
+        2.0 * (x * y + w * z),
+        2.0 * (x * z - w * y),
+    ]
+}
+
+/// The local axes of orientation `q = [x, y, z, w]` in world coordinates: `(forward, left, up)`,
+/// the images of local x, y and z. `q` is assumed unit.
+#[inline]
+pub fn frame_axes(q: [f32; 4]) -> (V3, V3, V3) {
+    let [x, y, z, w] = q;
+    let forward = forward_axis(q);
+    let left = [
+        2.0 * (x * y - w * z),
+        1.0 - 2.0 * (x * x + z * z),
+        2.0 * (y * z + w * x),
+    ];
+    let up = [
+        2.0 * (x * z + w * y),
+        2.0 * (y * z - w * x),
+        1.0 - 2.0 * (x * x + y * y),
+    ];
+    (forward, left, up)
+}
+
+/// Point `tau ∈ [0, 1]` of the uniform Catmull–Rom segment from `p1` to `p2` (`p0`, `p3` their
+/// outer neighbours).
+#[inline]
+pub fn catmull_rom(p0: V3, p1: V3, p2: V3, p3: V3, tau: f32) -> V3 {
+    let t2 = tau * tau;
+    let t3 = t2 * tau;
+    let mut out = [0.0; 3];
+    for k in 0..3 {
+        out[k] = 0.5
+            * ((2.0 * p1[k])
+                + (p2[k] - p0[k]) * tau
+                + (2.0 * p0[k] - 5.0 * p1[k] + 4.0 * p2[k] - p3[k]) * t2
+                + (3.0 * p1[k] - p0[k] - 3.0 * p2[k] + p3[k]) * t3);
+    }
+    out
+}
+
+/// The racing line through the closed gate sequence `pos`: `samples` points per leg, point
+/// `i·samples + j` at `tau = j/samples` of leg `i → i+1`, so gate `i` is point `i·samples`.
+/// Writes `pos.len()·samples` points into `out` and returns that count.
+pub fn racing_line(pos: &[V3], samples: usize, out: &mut [V3]) -> usize {
+    racing_line_each(pos, samples, |k, p| out[k] = p);
+    pos.len() * samples
+}
+
+/// Calls `visit(k, point)` for every point `k` of the [`racing_line`] through `pos`, in order.
+pub fn racing_line_each(pos: &[V3], samples: usize, mut visit: impl FnMut(usize, V3)) {
+    let g = pos.len();
+    for i in 0..g {
+        let p0 = pos[(i + g - 1) % g];
+        let p1 = pos[i];
+        let p2 = pos[(i + 1) % g];
+        let p3 = pos[(i + 2) % g];
+        for j in 0..samples {
+            visit(
+                i * samples + j,
+                catmull_rom(p0, p1, p2, p3, j as f32 / samples as f32),
+            );
+        }
+    }
+}
+
+/// Constants of the gate stages, derived once from the preset.
+#[derive(Clone, Debug)]
+pub struct GateConsts {
+    /// The preset's gate parameters.
+    pub params: GateParams,
+    /// `cos(max_turn)`: a gate turns too sharply when the legs' cosine is below it.
+    pub cos_max_turn: f32,
+    /// `cos(0.95·max_turn)`, the relaxation's target.
+    pub cos_relax_turn: f32,
+    /// Gates of the fallback ring.
+    pub fallback_gates: u32,
+    /// Radius of the fallback ring, metres.
+    pub fallback_radius_m: f32,
+}
+
+impl GateConsts {
+    /// The constants of `preset`, which must have a `[gates]` section.
+    pub fn new(preset: &Preset) -> Result<Self> {
+        let params = preset.gates.clone().ok_or_else(|| {
+            Error::Invalid(format!(
+                "preset {} has no [gates] section: expected a gate preset (e.g. `gates`, `gates-indoor`)",
+                preset.source
+            ))
+        })?;
+        let deg = PI / 180.0;
+        let fallback_gates = params.fallback_gates(&preset.track).ok_or_else(|| {
+            Error::Invalid(format!(
+                "preset {}: the fallback ring cannot hold `gates.min_gates` gates",
+                preset.source
+            ))
+        })?;
+        Ok(Self {
+            cos_max_turn: cos(params.max_turn_deg * deg),
+            cos_relax_turn: cos(0.95 * params.max_turn_deg * deg),
+            fallback_gates,
+            fallback_radius_m: GateParams::fallback_radius_m(&preset.track),
+            params,
+        })
+    }
+
+    #[inline]
+    fn bound(&self, size: [f32; 2]) -> f32 {
+        self.params.bound_radius_m(size[0], size[1])
+    }
+}
+
+/// The guide track of one env, as the place stage reads it.
+pub struct Guide<'a> {
+    /// Centerline points (`count` of them).
+    pub center: &'a [V3],
+    /// Left normals.
+    pub normal: &'a [V3],
+    /// Arc lengths.
+    pub arclen: &'a [f32],
+    /// Closed length.
+    pub length: f32,
+}
+
+/// Draws one env's gates along `guide` into `pos` and `size`; returns the gate count.
+pub fn place_lane(
+    c: &GateConsts,
+    rng: &mut LaneRng,
+    guide: &Guide<'_>,
+    pos: &mut [V3],
+    size: &mut [[f32; 2]],
+) -> usize {
+    let p = &c.params;
+    let g = (p.min_gates + rng.below(p.max_gates - p.min_gates + 1)) as usize;
+    let n = guide.center.len();
+    if n < 2 || fails_gt(guide.length, 0.0) {
+        // An unusable guide gives an empty (invalid) course: the env retries, then falls back.
+        return 0;
+    }
+    let gap = guide.length / g as f32;
+    let mut k = 0usize;
+    for i in 0..g {
+        let jitter = p.spacing_jitter * (rng.unit() - 0.5);
+        let lateral = p.lateral_jitter_m * rng.signed();
+        let altitude = p.altitude_m + p.altitude_jitter_m * rng.signed();
+        let width = rng.range(p.min_width_m, p.max_width_m);
+        let height = rng.range(p.min_height_m, p.max_height_m);
+        let s = if i == 0 {
+            0.0
+        } else {
+            (i as f32 + jitter) * gap
+        };
+        // Gates come in increasing arc length, so one forward walk finds every segment.
+        while k + 1 < n && guide.arclen[k + 1] <= s {
+            k += 1;
+        }
+        let a = guide.center[k];
+        let b = guide.center[(k + 1) % n];
+        let end = if k + 1 < n {
+            guide.arclen[k + 1]
+        } else {
+            guide.length
+        };
+        let len = end - guide.arclen[k];
+        let t = if len > 0.0 {
+            ((s - guide.arclen[k]) / len).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let nl = guide.normal[k];
+        pos[i] = [
+            a[0] + (b[0] - a[0]) * t + lateral * nl[0],
+            a[1] + (b[1] - a[1]) * t + lateral * nl[1],
+            a[2] + (b[2] - a[2]) * t + altitude,
+        ];
+        size[i] = [width, height];
+    }
+    g
+}
+
+/// [`violation`] flag: two gates are closer than their separation target.
+pub const TOO_CLOSE: u8 = 1;
+/// [`violation`] flag: a leg is steeper than the grade target.
+pub const TOO_STEEP: u8 = 2;
+/// [`violation`] flag: a gate turns more sharply than the turn target.
+pub const TOO_SHARP: u8 = 4;
+
+/// The separation target of gates `i` and `j` (the relaxation's, with the margin).
+#[inline]
+fn separation(c: &GateConsts, size: &[[f32; 2]], i: usize, j: usize) -> f32 {
+    c.params
+        .min_spacing_m
+        .max(c.bound(size[i]) + c.bound(size[j]))
+}
+
+/// Cosine of the turn at gate `i` and the product of its legs' lengths: `(dot, |u|·|v|)`.
+#[inline]
+fn turn(pos: &[V3], i: usize) -> (f32, f32) {
+    let g = pos.len();
+    let u = sub(pos[i], pos[(i + g - 1) % g]);
+    let v = sub(pos[(i + 1) % g], pos[i]);
+    (dot(u, v), norm(u) * norm(v))
+}
+
+/// What the gates still violate against the relaxation's targets: a combination of
+/// [`TOO_CLOSE`], [`TOO_STEEP`] and [`TOO_SHARP`]; 0 when converged.
+pub fn violation(c: &GateConsts, pos: &[V3], size: &[[f32; 2]]) -> u8 {
+    let g = pos.len();
+    let p = &c.params;
+    let mut flags = 0;
+    for i in 0..g {
+        for j in i + 1..g {
+            let d = sub(pos[j], pos[i]);
+            let target = separation(c, size, i, j) * (1.0 + 0.5 * p.margin);
+            if fails_ge(d[0] * d[0] + d[1] * d[1] + d[2] * d[2], target * target) {
+                flags |= TOO_CLOSE;
+            }
+        }
+        let d = sub(pos[(i + 1) % g], pos[i]);
+        let h = (d[0] * d[0] + d[1] * d[1]).sqrt();
+        if fails_le(d[2].abs(), 0.97 * p.max_grade * h) {
+            flags |= TOO_STEEP;
+        }
+        let (cos_uv, len_uv) = turn(pos, i);
+        if fails_ge(cos_uv, c.cos_relax_turn * len_uv) {
+            flags |= TOO_SHARP;
+        }
+    }
+    flags
+}
+
+/// Runs `sweeps` Jacobi relaxation sweeps on one env's gates (see the module doc).
+pub fn relax_sweeps(
+    c: &GateConsts,
+    pos: &mut [V3],
+    size: &[[f32; 2]],
+    disp: &mut [V3],
+    sweeps: u32,
+) {
+    let g = pos.len();
+    let p = &c.params;
+    let disp = &mut disp[..g];
+    for _ in 0..sweeps {
+        disp.fill([0.0; 3]);
+        for i in 0..g {
+            for j in i + 1..g {
+                let target = separation(c, size, i, j) * (1.0 + p.margin);
+                let d = sub(pos[j], pos[i]);
+                let dist3 = norm(d);
+                if dist3 < target {
+                    let h = (d[0] * d[0] + d[1] * d[1]).sqrt();
+                    // Pushed in plan view so that the heights (and grades) stay put; stacked
+                    // gates separate along the x axis.
+                    let (dx, dy) = if h > 0.0 {
+                        (d[0] / h, d[1] / h)
+                    } else {
+                        (1.0, 0.0)
+                    };
+                    let push = 0.5 * (target - dist3);
+                    disp[i][0] -= dx * push;
+                    disp[i][1] -= dy * push;
+                    disp[j][0] += dx * push;
+                    disp[j][1] += dy * push;
+                }
+            }
+            let j = (i + 1) % g;
+            let d = sub(pos[j], pos[i]);
+            let h = (d[0] * d[0] + d[1] * d[1]).sqrt();
+            let allowed = 0.95 * p.max_grade * h;
+            if d[2].abs() > allowed {
+                let excess = 0.5 * (d[2].abs() - allowed) * if d[2] > 0.0 { 1.0 } else { -1.0 };
+                disp[i][2] += 0.5 * excess;
+                disp[j][2] -= 0.5 * excess;
+            }
+            let (cos_uv, len_uv) = turn(pos, i);
+            if fails_ge(cos_uv, c.cos_relax_turn * len_uv) {
+                let a = pos[(i + g - 1) % g];
+                let b = pos[(i + 1) % g];
+                for k in 0..3 {
+                    disp[i][k] += p.smoothing * (0.5 * (a[k] + b[k]) - pos[i][k]);
+                }
+            }
+        }
+        for (q, d) in pos.iter_mut().zip(disp.iter()) {
+            for k in 0..3 {
+                q[k] += d[k];
+            }
+        }
+    }
+}
+
+/// Whether one env's gates make a valid course. All of these must hold:
+/// 1. `min_gates ≤ G ≤ max_gates`, and every position and size is finite;
+/// 2. spacing: every two gate centres are at least `min_spacing_m` apart;
+/// 3. no gate intersects another: the frames' bounding spheres are disjoint (`d ≥ r_i + r_j`),
+///    which is conservative (disjoint spheres imply disjoint frames);
+/// 4. grade: every leg (the closing one included) has `|Δz| ≤ max_grade · |Δxy|`;
+/// 5. turn: at every gate the angle between the incoming and outgoing legs is ≤ `max_turn_deg`;
+/// 6. the racing line ([`racing_line`], `path_samples` per leg) is flyable: consecutive path
+///    segments turn by less than 60°, and every sample of leg `i → i+1` is at least `r_j` (the
+///    bounding radius) from every gate `j ∉ {i, i+1}`, so the line never threads a gate out of
+///    order or grazes one.
+///
+/// `path` is scratch of at least `G · path_samples` points.
+pub fn is_valid(c: &GateConsts, pos: &[V3], size: &[[f32; 2]], path: &mut [V3]) -> bool {
+    let g = pos.len();
+    let p = &c.params;
+    if g < p.min_gates as usize || g > p.max_gates as usize {
+        return false;
+    }
+    let finite = |v: &[f32]| v.iter().all(|x| x.is_finite());
+    if !pos.iter().all(|q| finite(q)) || !size.iter().all(|s| finite(s)) {
+        return false;
+    }
+    let min_spacing2 = p.min_spacing_m * p.min_spacing_m;
+    for i in 0..g {
+        for j in i + 1..g {
+            let d = sub(pos[j], pos[i]);
+            let d2 = dot(d, d);
+            let bound = c.bound(size[i]) + c.bound(size[j]);
+            if d2 < min_spacing2 || d2 < bound * bound {
+                return false;
+            }
+        }
+        let d = sub(pos[(i + 1) % g], pos[i]);
+        let h = (d[0] * d[0] + d[1] * d[1]).sqrt();
+        if d[2].abs() > p.max_grade * h {
+            return false;
+        }
+        let (cos_uv, len_uv) = turn(pos, i);
+        if fails_ge(cos_uv, c.cos_max_turn * len_uv) {
+            return false;
+        }
+    }
+    let s = p.path_samples as usize;
+    let n = racing_line(pos, s, path);
+    let path = &path[..n];
+    // cos 60° = 0.5.
+    for k in 0..n {
+        let u = sub(path[k], path[(k + n - 1) % n]);
+        let v = sub(path[(k + 1) % n], path[k]);
+        if fails_ge(dot(u, v), 0.5 * norm(u) * norm(v)) {
+            return false;
+        }
+    }
+    for (k, q) in path.iter().enumerate() {
+        let leg = k / s;
+        for j in 0..g {
+            if j == leg || j == (leg + 1) % g {
+                continue;
+            }
+            let d = sub(*q, pos[j]);
+            let r = c.bound(size[j]);
+            if dot(d, d) < r * r {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The deterministic fallback course: `fallback_gates` gates evenly on a flat counter-clockwise
+/// ring of `fallback_radius_m` at height `altitude_m`, each of the mean inner size. It passes
+/// [`is_valid`] for every preset the parser accepts. Returns the gate count.
+pub fn fallback_ring(c: &GateConsts, pos: &mut [V3], size: &mut [[f32; 2]]) -> usize {
+    let g = c.fallback_gates as usize;
+    let p = &c.params;
+    let r = c.fallback_radius_m;
+    let mean = [
+        0.5 * (p.min_width_m + p.max_width_m),
+        0.5 * (p.min_height_m + p.max_height_m),
+    ];
+    for i in 0..g {
+        let (s, co) = sin_cos(TAU * i as f32 / g as f32);
+        pos[i] = [r * co, r * s, p.altitude_m];
+        size[i] = mean;
+    }
+    g
+}
+
+/// Writes the roll-free orientation of every gate of one env: forward along
+/// `p_{i+1} − p_{i−1}` (the racing line's tangent at the gate).
+pub fn frames_lane(pos: &[V3], quat: &mut [[f32; 4]]) {
+    let g = pos.len();
+    for i in 0..g {
+        let d = sub(pos[(i + 1) % g], pos[(i + g - 1) % g]);
+        let l = norm(d);
+        let f = if l > 0.0 {
+            [d[0] / l, d[1] / l, d[2] / l]
+        } else {
+            [1.0, 0.0, 0.0]
+        };
+        quat[i] = roll_free_quat(f);
+    }
+}
+
+/// The gate-course pipeline for `n_envs` envs of one gate preset, with all its scratch.
+pub struct GatePipeline {
+    consts: GateConsts,
+    launch: Launch,
+    n_envs: usize,
+    g_max: usize,
+    path_len: usize,
+    track: Pipeline,
+    guide: TrackBatch,
+    scratch: Scratch,
+}
+
+struct Scratch {
+    disp: Vec<V3>,
+    path: Vec<V3>,
+    active: Vec<u8>,
+    relax_active: Vec<u8>,
+    attempt: Vec<u8>,
+    ok: Vec<u8>,
+}
+
+impl GatePipeline {
+    /// A pipeline for `n_envs` envs of `preset`, which must have a `[gates]` section.
+    pub fn new(preset: &Preset, n_envs: usize, launch: Launch) -> Result<Self> {
+        Self::with_stage(preset, n_envs, launch, generators::from_preset(preset))
+    }
+
+    /// A pipeline whose guide tracks come from generator `stage` (a built-in or a plug-in).
+    pub fn with_stage(
+        preset: &Preset,
+        n_envs: usize,
+        launch: Launch,
+        stage: Arc<dyn Stage>,
+    ) -> Result<Self> {
+        let consts = GateConsts::new(preset)?;
+        let track = Pipeline::with_stage(preset, n_envs, launch.clone(), stage)?;
+        let guide = track.new_batch(0)?;
+        let g_max = consts.params.max_gates as usize;
+        let path_len = g_max * consts.params.path_samples as usize;
+        let scratch = Scratch {
+            disp: vec![[0.0; 3]; n_envs * g_max],
+            path: vec![[0.0; 3]; n_envs * path_len],
+            active: vec![0; n_envs],
+            relax_active: vec![0; n_envs],
+            attempt: vec![0; n_envs],
+            ok: vec![0; n_envs],
+        };
+        Ok(Self {
+            consts,
+            launch,
+            n_envs,
+            g_max,
+            path_len,
+            track,
+            guide,
+            scratch,
+        })
+    }
+
+    /// The constants derived from the preset.
+    pub fn consts(&self) -> &GateConsts {
+        &self.consts
+    }
+
+    /// The number of envs.
+    pub fn n_envs(&self) -> usize {
+        self.n_envs
+    }
+
+    /// The guide tracks of the last (re)generation (env `e`'s row belongs to `generation[e]` of
+    /// the gate batch it was generated for).
+    pub fn guide(&self) -> &TrackBatch {
+        &self.guide
+    }
+
+    /// A batch shaped for this pipeline, for envs `env_base ..`.
+    pub fn new_batch(&self, env_base: u64) -> Result<GateBatch> {
+        GateBatch::new(
+            self.n_envs,
+            self.g_max,
+            env_base,
+            self.consts.params.thickness_m,
+        )
+    }
+
+    /// Generates every env of `batch` at `generation` (overwrites `batch.generation`).
+    pub fn generate(&mut self, seed: u64, generation: u32, batch: &mut GateBatch) -> Result<()> {
+        self.check_batch(batch)?;
+        batch.generation.fill(generation);
+        let mask = vec![1u8; self.n_envs];
+        self.regenerate(seed, &mask, batch)
+    }
+
+    /// Regenerates exactly the envs with `mask[e] != 0`, each at its own `batch.generation[e]`.
+    /// Unmasked envs' buffers are not written. An all-zero mask does no per-env work.
+    pub fn regenerate(&mut self, seed: u64, mask: &[u8], batch: &mut GateBatch) -> Result<()> {
+        self.check_batch(batch)?;
+        if mask.len() != self.n_envs {
+            return Err(Error::Invalid(format!(
+                "mask has {} entries: expected one per env ({})",
+                mask.len(),
+                self.n_envs
+            )));
+        }
+        let launch = self.launch.clone();
+        let mut result = Ok(());
+        launch.skip_unless(mask, || result = self.run_masked(seed, mask, batch));
+        result
+    }
+
+    fn check_batch(&self, batch: &GateBatch) -> Result<()> {
+        if batch.n_envs != self.n_envs || batch.g_max != self.g_max {
+            return Err(Error::Invalid(format!(
+                "gate batch is {} envs × {} gates: expected {} × {} (the pipeline's shape)",
+                batch.n_envs, batch.g_max, self.n_envs, self.g_max
+            )));
+        }
+        Ok(())
+    }
+
+    fn run_masked(&mut self, seed: u64, mask: &[u8], batch: &mut GateBatch) -> Result<()> {
+        let launch = self.launch.clone();
+        // The guide of env e is the track of (seed, e, generation[e]) of this preset.
+        self.guide.env_base = batch.env_base;
+        launch.lanes(
+            (
+                self.guide.generation.par_iter_mut(),
+                batch.generation.par_iter(),
+                mask.par_iter(),
+            )
+                .into_par_iter(),
+            |_, (guide_gen, &gen, &m)| {
+                if m != 0 {
+                    *guide_gen = gen;
+                }
+            },
+        );
+        self.track.regenerate(seed, mask, &mut self.guide)?;
+        let max_attempts = self.consts.params.max_attempts;
+        {
+            let s = &mut self.scratch;
+            s.active.copy_from_slice(mask);
+            s.attempt.fill(0);
+            s.ok.fill(0);
+        }
+        let mut active = std::mem::take(&mut self.scratch.active);
+        launch.bounded_loop(max_attempts, &mut active, |_, active| {
+            self.place_stage(seed, active, batch);
+            self.relax_stage(active, batch);
+            self.validate_stage(active, batch, max_attempts);
+        });
+        self.scratch.active = active;
+        self.finish_stage(mask, batch);
+        Ok(())
+    }
+
+    fn place_stage(&mut self, seed: u64, active: &[u8], batch: &mut GateBatch) {
+        let consts = &self.consts;
+        let (g_max, n_max) = (self.g_max, self.guide.n_max);
+        let env_base = batch.env_base;
+        let guide = &self.guide;
+        let lanes = (
+            batch.pos.par_chunks_mut(g_max),
+            batch.size.par_chunks_mut(g_max),
+            batch.count.par_iter_mut(),
+            batch.generation.par_iter(),
+            active.par_iter(),
+            self.scratch.attempt.par_iter(),
+        );
+        self.launch.lanes(
+            lanes.into_par_iter(),
+            |e, (pos, size, count, &generation, &act, &attempt)| {
+                if act == 0 {
+                    return;
+                }
+                let n = guide.count[e] as usize;
+                let base = e * n_max;
+                let view = Guide {
+                    center: &guide.center[base..base + n],
+                    normal: &guide.normal[base..base + n],
+                    arclen: &guide.arclen[base..base + n],
+                    length: guide.length[e],
+                };
+                let stream = with_attempt(super::stage::GATES, u32::from(attempt));
+                let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stream);
+                *count = place_lane(consts, &mut rng, &view, pos, size) as u32;
+            },
+        );
+    }
+
+    fn relax_stage(&mut self, active: &[u8], batch: &mut GateBatch) {
+        let consts = &self.consts;
+        let g_max = self.g_max;
+        let sweeps = consts.params.sweeps_per_window;
+        let launch = self.launch.clone();
+        let s = &mut self.scratch;
+        let mut relax_active = std::mem::take(&mut s.relax_active);
+        let lanes = (
+            batch.pos.par_chunks(g_max),
+            batch.size.par_chunks(g_max),
+            batch.count.par_iter(),
+            relax_active.par_iter_mut(),
+            active.par_iter(),
+        );
+        launch.lanes(lanes.into_par_iter(), |_, (pos, size, &count, ra, &act)| {
+            let g = count as usize;
+            *ra = if act != 0 {
+                violation(consts, &pos[..g], &size[..g])
+            } else {
+                0
+            };
+        });
+        launch.bounded_loop(consts.params.max_windows, &mut relax_active, |_, ra| {
+            let lanes = (
+                batch.pos.par_chunks_mut(g_max),
+                batch.size.par_chunks(g_max),
+                batch.count.par_iter(),
+                s.disp.par_chunks_mut(g_max),
+                ra.par_iter_mut(),
+            );
+            launch.lanes(lanes.into_par_iter(), |_, (pos, size, &count, disp, ra)| {
+                if *ra == 0 {
+                    return;
+                }
+                let g = count as usize;
+                relax_sweeps(consts, &mut pos[..g], &size[..g], disp, sweeps);
+                *ra = violation(consts, &pos[..g], &size[..g]);
+            });
+        });
+        s.relax_active = relax_active;
+    }
+
+    fn validate_stage(&mut self, active: &mut [u8], batch: &GateBatch, max_attempts: u32) {
+        let consts = &self.consts;
+        let (g_max, path_len) = (self.g_max, self.path_len);
+        let s = &mut self.scratch;
+        let lanes = (
+            batch.pos.par_chunks(g_max),
+            batch.size.par_chunks(g_max),
+            batch.count.par_iter(),
+            s.path.par_chunks_mut(path_len),
+            active.par_iter_mut(),
+            s.attempt.par_iter_mut(),
+            s.ok.par_iter_mut(),
+        );
+        self.launch.lanes(
+            lanes.into_par_iter(),
+            |_, (pos, size, &count, path, act, attempt, ok)| {
+                if *act == 0 {
+                    return;
+                }
+                let g = count as usize;
+                *ok = u8::from(is_valid(consts, &pos[..g], &size[..g], path));
+                *attempt += 1;
+                *act = u8::from(*ok == 0 && u32::from(*attempt) < max_attempts);
+            },
+        );
+    }
+
+    fn finish_stage(&mut self, mask: &[u8], batch: &mut GateBatch) {
+        let consts = &self.consts;
+        let g_max = self.g_max;
+        let max_attempts = consts.params.max_attempts as u8;
+        let s = &self.scratch;
+        let lanes = (
+            batch.pos.par_chunks_mut(g_max),
+            batch.size.par_chunks_mut(g_max),
+            batch.quat.par_chunks_mut(g_max),
+            batch.count.par_iter_mut(),
+            batch.valid.par_iter_mut(),
+            batch.attempts.par_iter_mut(),
+            (s.ok.par_iter(), s.attempt.par_iter(), mask.par_iter()),
+        );
+        self.launch.lanes(
+            lanes.into_par_iter(),
+            |_, (pos, size, quat, count, valid, attempts, (&ok, &attempt, &m))| {
+                if m == 0 {
+                    return;
+                }
+                if ok == 0 {
+                    *count = fallback_ring(consts, pos, size) as u32;
+                }
+                let g = *count as usize;
+                frames_lane(&pos[..g], &mut quat[..g]);
+                pos[g..].fill([f32::NAN; 3]);
+                size[g..].fill([f32::NAN; 2]);
+                quat[g..].fill([f32::NAN; 4]);
+                *valid = ok;
+                *attempts = if ok != 0 { attempt } else { max_attempts };
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rotate(q: [f32; 4], v: V3) -> V3 {
+        let (f, l, u) = frame_axes(q);
+        [
+            f[0] * v[0] + l[0] * v[1] + u[0] * v[2],
+            f[1] * v[0] + l[1] * v[1] + u[1] * v[2],
+            f[2] * v[0] + l[2] * v[1] + u[2] * v[2],
+        ]
+    }
+
+    #[test]
+    fn roll_free_quat_points_forward_and_keeps_left_level() {
+        for f in [
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [-0.6, 0.8, 0.0],
+            [0.48, -0.64, 0.6],
+            [-0.5, -0.5, -0.7],
+        ] {
+            let l = norm(f);
+            let f = [f[0] / l, f[1] / l, f[2] / l];
+            let q = roll_free_quat(f);
+            assert!((dot([q[0], q[1], q[2]], [q[0], q[1], q[2]]) + q[3] * q[3] - 1.0).abs() < 1e-5);
+            let x = rotate(q, [1.0, 0.0, 0.0]);
+            for k in 0..3 {
+                assert!((x[k] - f[k]).abs() < 1e-5, "{f:?} -> {x:?}");
+            }
+            let (_, left, up) = frame_axes(q);
+            assert!(left[2].abs() < 1e-6, "roll: {left:?}");
+            assert!(up[2] > 0.0);
+            assert!(dot(left, f).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn catmull_rom_passes_through_gates_along_their_axis() {
+        let pos = [
+            [0.0, 0.0, 1.0],
+            [10.0, 1.0, 2.0],
+            [12.0, 12.0, 2.5],
+            [-1.0, 9.0, 1.5],
+        ];
+        let mut path = [[0.0; 3]; 32];
+        let n = racing_line(&pos, 8, &mut path);
+        assert_eq!(n, 32);
+        let mut quat = [[0.0; 4]; 4];
+        frames_lane(&pos, &mut quat);
+        for i in 0..4 {
+            assert_eq!(path[i * 8], pos[i]);
+            // The line's direction through the gate is the gate's forward axis.
+            let d = sub(path[(i * 8 + 1) % n], path[(i * 8 + n - 1) % n]);
+            let (f, _, _) = frame_axes(quat[i]);
+            let c = dot(d, f) / norm(d);
+            assert!(c > 0.995, "gate {i}: cos {c}");
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! Courses: gate-course generation, and the sim-time runtime that races tracks and gate
+//! courses — checkpoints, progress, localization and collision — with per-env masked
+//! regeneration.
+//!
+//! - [`gates`]: gate courses (4–32 gates per env) placed along a generated guide track, relaxed
+//!   apart by sphere self-collision in a bounded loop, validated, with roll-free frames;
+//!   [`GatePipeline`] → [`GateBatch`].
+//! - [`geometry`]: what an env races, one contract for both modes: a closed path with arc
+//!   length and curvature, ordered [`Checkpoint`]s (centre, crossing window, tangent, normal),
+//!   disc obstacles and the spawn pose ([`CourseGeometry`]).
+//! - [`localize`]: nearest path point by a bounded local search around the previous segment,
+//!   with a documented full-scan fallback.
+//! - [`collision`]: exact signed distances (box footprint vs band and discs, sphere vs gate
+//!   frames and posts).
+//! - [`Course`]: the facade. `Course::track(..)` / `Course::gates(..)`, `bind`, `step`,
+//!   `reset(mask)`, `regenerate(mask, advance)`; [`StepOutputs`] documents every output.
+//! - [`PurePursuit`]: a scripted agent for tests, examples and benchmarks.
+//!
+//! Every per-env pass is a lane function run by [`Launch::lanes`](crate::exec::Launch::lanes);
+//! iterative stages are [`bounded_loop`](crate::exec::Launch::bounded_loop)s and masked passes
+//! sit under [`skip_unless`](crate::exec::Launch::skip_unless), so the CUDA backend can run the
+//! same stages as kernels and capture `step()` and `regenerate()` into one graph. Every output
+//! for env `e` is a pure function of `(preset, seed, e, generation[e], config)` and its inputs.
+
+mod agent;
+pub mod collision;
+pub mod gates;
+pub mod geometry;
+pub mod localize;
+mod runtime;
+mod step;
+pub mod vector;
+
+pub use agent::PurePursuit;
+pub use gates::{GateBatch, GatePipeline};
+pub use geometry::{Checkpoint, CourseGeometry, MIN_CHECKPOINTS};
+pub use runtime::{Binding, BindingParts, Course, CourseConfig, SimView, StepOutputs};
+pub use step::{crosses_forward, Mode, SKIP_WINDOW};
+
+/// Random-stream ids of the course stages (see [`crate::rng::stage`]); distinct from the track
+/// pipeline's ids and from [`USER`](crate::rng::stage::USER) upwards.
+pub mod stage {
+    /// Gate placement, per attempt (`with_attempt(GATES, attempt)`).
+    pub const GATES: u32 = 0x0300;
+    /// Obstacle placement.
+    pub const OBSTACLES: u32 = 0x0301;
+}

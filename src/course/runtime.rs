@@ -1,0 +1,1082 @@
+//! The [`Course`] facade: generation, geometry, and the sim-time signals of a batch of envs.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::gates::{GateBatch, GatePipeline};
+use super::geometry::{build_gates_lane, build_track_lane, BuildConsts, CourseGeometry, GeomRow};
+use super::step::{
+    goals_at, step_env, AgentPose, EnvCourse, EnvOutputs, EnvState, Goals, Mode, StepConsts,
+};
+use super::vector::{fails_ge, V3};
+use crate::exec::Launch;
+use crate::preset::Preset;
+use crate::rng::LaneRng;
+use crate::track::{generators, Pipeline, Stage, TrackBatch};
+use crate::{Error, Result};
+
+/// Envs per lane of the runtime passes (a lane runs its envs one after the other).
+const CHUNK: usize = 256;
+
+/// Sim-time settings of a [`Course`] (generation settings live in the [`Preset`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CourseConfig {
+    /// Global index of env 0 (a shard of a bigger run starts past 0). Default 0.
+    pub env_base: u64,
+    /// Track mode: target arc length between checkpoints, metres (> 0). Default 25.
+    pub checkpoint_spacing_m: f32,
+    /// Track mode: the most checkpoints per course (≥ 4); more wanted are reported in
+    /// [`CourseGeometry::checkpoints_truncated`] and the spacing widens. Default 64.
+    pub max_checkpoints: u32,
+    /// Localization walks at most this many path segments each way from the previous one before
+    /// falling back to a full scan (≥ 1; see [`localize`](super::localize)). Default 3.
+    pub localize_window: u32,
+    /// Localization scans the whole path when the windowed nearest point is farther than this,
+    /// metres; `None` means the band half width. Default `None`.
+    pub relocalize_m: Option<f32>,
+    /// Footprint half extents used when none are bound: track `[half_length, half_width]` of
+    /// the box, gates `[radius, unused]` of the sphere; metres, ≥ 0. Default `[0, 0]` (a point).
+    pub footprint_half_extents_m: [f32; 2],
+    /// `wrong_way` is set when a step moves backward along the path by more than this, metres
+    /// (≥ 0). Default 0: any backward motion.
+    pub wrong_way_tolerance_m: f32,
+}
+
+impl Default for CourseConfig {
+    fn default() -> Self {
+        Self {
+            env_base: 0,
+            checkpoint_spacing_m: 25.0,
+            max_checkpoints: 64,
+            localize_window: 3,
+            relocalize_m: None,
+            footprint_half_extents_m: [0.0, 0.0],
+            wrong_way_tolerance_m: 0.0,
+        }
+    }
+}
+
+impl CourseConfig {
+    fn check(&self) -> Result<()> {
+        let bad = |field: &str, value: String, expected: &str| {
+            Err(Error::Invalid(format!(
+                "CourseConfig.{field} = {value}: expected {expected}"
+            )))
+        };
+        if !(self.checkpoint_spacing_m > 0.0 && self.checkpoint_spacing_m.is_finite()) {
+            return bad(
+                "checkpoint_spacing_m",
+                self.checkpoint_spacing_m.to_string(),
+                "a finite number > 0",
+            );
+        }
+        if self.max_checkpoints < 4 {
+            return bad(
+                "max_checkpoints",
+                self.max_checkpoints.to_string(),
+                "at least 4",
+            );
+        }
+        if self.localize_window < 1 {
+            return bad("localize_window", "0".into(), "at least 1");
+        }
+        if let Some(r) = self.relocalize_m {
+            if fails_ge(r, 0.0) {
+                return bad("relocalize_m", r.to_string(), "a number ≥ 0 (or None)");
+            }
+        }
+        let [a, b] = self.footprint_half_extents_m;
+        if !(a >= 0.0 && b >= 0.0 && a.is_finite() && b.is_finite()) {
+            return bad(
+                "footprint_half_extents_m",
+                format!("[{a}, {b}]"),
+                "two finite numbers ≥ 0",
+            );
+        }
+        if fails_ge(self.wrong_way_tolerance_m, 0.0) {
+            return bad(
+                "wrong_way_tolerance_m",
+                self.wrong_way_tolerance_m.to_string(),
+                "a number ≥ 0",
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The buffers of a [`Binding`]: `(positions, orientations, half_extents)`.
+pub type BindingParts = (Vec<V3>, Option<Vec<[f32; 4]>>, Option<Vec<[f32; 2]>>);
+
+/// The per-env input buffers a simulator writes in place between steps: positions, and
+/// optionally orientations and footprint half extents. Each holds one entry per env.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Binding {
+    positions: Vec<V3>,
+    orientations: Option<Vec<[f32; 4]>>,
+    half_extents: Option<Vec<[f32; 2]>>,
+}
+
+impl Binding {
+    /// A binding of per-env positions `[x, y, z]`, metres.
+    pub fn new(positions: Vec<V3>) -> Self {
+        Self {
+            positions,
+            orientations: None,
+            half_extents: None,
+        }
+    }
+
+    /// Adds per-env orientations `[x, y, z, w]` (unit quaternions; local x is forward). In track
+    /// mode they orient the box footprint (its heading is local x projected on the ground);
+    /// without them the box is aligned with the path.
+    pub fn with_orientations(mut self, orientations: Vec<[f32; 4]>) -> Self {
+        self.orientations = Some(orientations);
+        self
+    }
+
+    /// Adds per-env footprint half extents: track `[half_length, half_width]` of the box, gates
+    /// `[radius, unused]` of the sphere; metres. Without them every env uses
+    /// [`CourseConfig::footprint_half_extents_m`].
+    pub fn with_half_extents(mut self, half_extents: Vec<[f32; 2]>) -> Self {
+        self.half_extents = Some(half_extents);
+        self
+    }
+
+    /// The positions.
+    pub fn positions(&self) -> &[V3] {
+        &self.positions
+    }
+
+    /// The orientations, if bound.
+    pub fn orientations(&self) -> Option<&[[f32; 4]]> {
+        self.orientations.as_deref()
+    }
+
+    /// The half extents, if bound.
+    pub fn half_extents(&self) -> Option<&[[f32; 2]]> {
+        self.half_extents.as_deref()
+    }
+
+    /// The buffers, given back: `(positions, orientations, half_extents)`.
+    pub fn into_parts(self) -> BindingParts {
+        (self.positions, self.orientations, self.half_extents)
+    }
+}
+
+/// The per-env outputs of [`Course::step`], one entry per env in every buffer.
+///
+/// `step()` writes every field of every env. Events (`passed`, `lap_completed`, `wrong_way`,
+/// `wrong_checkpoint`) describe the step just taken: the swept segment from the previous
+/// position to the current one. Lengths are metres; the track mode is planar (every output
+/// but `n_up` ignores z).
+///
+/// **Non-finite positions** (NaN or ±∞ in any coordinate) give, for that env: no events,
+/// `next_index` and `laps` unchanged, `progress` = checkpoints passed (no fraction),
+/// `dist_to_next`, `s`, `n`, `n_up`, `curvature` and `penetration` NaN, `segment` unchanged,
+/// `off_track` 1, `hit` 0; and the previous position becomes the NaN sentinel, so the next
+/// finite step crosses nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepOutputs {
+    /// Checkpoints passed this step (crossed forward inside their window, in order; normally 0 or 1).
+    pub passed: Vec<u8>,
+    /// 1 when this step passed checkpoint 0 (the start line) after all the others: a lap.
+    pub lap_completed: Vec<u8>,
+    /// 1 when this step moved backward along the path (plan displacement · path direction <
+    /// −`wrong_way_tolerance_m`).
+    pub wrong_way: Vec<u8>,
+    /// 1 when this step crossed the checkpoint after the next one (the
+    /// [`SKIP_WINDOW`](super::SKIP_WINDOW) = 1 checkpoints after it) without passing the next one:
+    /// a skipped checkpoint or gate.
+    pub wrong_checkpoint: Vec<u8>,
+    /// Index of the next checkpoint to pass (1 after a reset: the agent starts on checkpoint 0).
+    pub next_index: Vec<u32>,
+    /// Laps completed since the last reset.
+    pub laps: Vec<u32>,
+    /// Checkpoints passed since the last reset + the fraction `[0, 1]` of the leg to the next
+    /// one covered (by arc length `s`; 0 behind the previous checkpoint, 1 past the next).
+    /// Non-decreasing while the agent drives forward through its checkpoints.
+    pub progress: Vec<f32>,
+    /// Distance to the next checkpoint's centre (plan view in track mode, 3D for gates).
+    pub dist_to_next: Vec<f32>,
+    /// Arc length of the nearest path point (localization), `[0, path_length)`.
+    pub s: Vec<f32>,
+    /// Signed plan-view distance to the path, positive to the left of its direction.
+    pub n: Vec<f32>,
+    /// Height above the nearest path point.
+    pub n_up: Vec<f32>,
+    /// Path segment of the nearest point.
+    pub segment: Vec<u32>,
+    /// Path curvature at `s` (linear between the segment's points), 1/m, positive turning left.
+    pub curvature: Vec<f32>,
+    /// 1 when `|n| > half_width_m` (or `n` is NaN).
+    pub off_track: Vec<u8>,
+    /// 1 when `penetration > 0`.
+    pub hit: Vec<u8>,
+    /// Deepest penetration of the agent into anything it collides with, ≥ 0: track mode the
+    /// box footprint out of the band and into obstacles, gate mode the sphere into gate frames,
+    /// posts and obstacles.
+    pub penetration: Vec<f32>,
+}
+
+impl StepOutputs {
+    fn new(n: usize) -> Self {
+        Self {
+            passed: vec![0; n],
+            lap_completed: vec![0; n],
+            wrong_way: vec![0; n],
+            wrong_checkpoint: vec![0; n],
+            next_index: vec![0; n],
+            laps: vec![0; n],
+            progress: vec![0.0; n],
+            dist_to_next: vec![0.0; n],
+            s: vec![0.0; n],
+            n: vec![0.0; n],
+            n_up: vec![0.0; n],
+            segment: vec![0; n],
+            curvature: vec![0.0; n],
+            off_track: vec![0; n],
+            hit: vec![0; n],
+            penetration: vec![0.0; n],
+        }
+    }
+
+    fn check(&self, n_envs: usize) -> Result<()> {
+        let lens = [
+            ("passed", self.passed.len()),
+            ("lap_completed", self.lap_completed.len()),
+            ("wrong_way", self.wrong_way.len()),
+            ("wrong_checkpoint", self.wrong_checkpoint.len()),
+            ("next_index", self.next_index.len()),
+            ("laps", self.laps.len()),
+            ("progress", self.progress.len()),
+            ("dist_to_next", self.dist_to_next.len()),
+            ("s", self.s.len()),
+            ("n", self.n.len()),
+            ("n_up", self.n_up.len()),
+            ("segment", self.segment.len()),
+            ("curvature", self.curvature.len()),
+            ("off_track", self.off_track.len()),
+            ("hit", self.hit.len()),
+            ("penetration", self.penetration.len()),
+        ];
+        for (name, len) in lens {
+            if len != n_envs {
+                return Err(Error::Invalid(format!(
+                    "output buffer `{name}` has {len} entries: expected one per env ({n_envs})"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One env range's mutable output rows.
+struct OutRows<'a> {
+    passed: &'a mut [u8],
+    lap_completed: &'a mut [u8],
+    wrong_way: &'a mut [u8],
+    wrong_checkpoint: &'a mut [u8],
+    next_index: &'a mut [u32],
+    laps: &'a mut [u32],
+    progress: &'a mut [f32],
+    dist_to_next: &'a mut [f32],
+    s: &'a mut [f32],
+    n: &'a mut [f32],
+    n_up: &'a mut [f32],
+    segment: &'a mut [u32],
+    curvature: &'a mut [f32],
+    off_track: &'a mut [u8],
+    hit: &'a mut [u8],
+    penetration: &'a mut [f32],
+}
+
+impl<'a> OutRows<'a> {
+    /// The first `n` rows of every buffer (so that the writes below need no bounds checks).
+    #[inline]
+    fn trim(self, n: usize) -> Self {
+        Self {
+            passed: &mut self.passed[..n],
+            lap_completed: &mut self.lap_completed[..n],
+            wrong_way: &mut self.wrong_way[..n],
+            wrong_checkpoint: &mut self.wrong_checkpoint[..n],
+            next_index: &mut self.next_index[..n],
+            laps: &mut self.laps[..n],
+            progress: &mut self.progress[..n],
+            dist_to_next: &mut self.dist_to_next[..n],
+            s: &mut self.s[..n],
+            n: &mut self.n[..n],
+            n_up: &mut self.n_up[..n],
+            segment: &mut self.segment[..n],
+            curvature: &mut self.curvature[..n],
+            off_track: &mut self.off_track[..n],
+            hit: &mut self.hit[..n],
+            penetration: &mut self.penetration[..n],
+        }
+    }
+
+    #[inline(always)]
+    fn set(&mut self, i: usize, o: &EnvOutputs) {
+        self.passed[i] = o.passed;
+        self.lap_completed[i] = o.lap_completed;
+        self.wrong_way[i] = o.wrong_way;
+        self.wrong_checkpoint[i] = o.wrong_checkpoint;
+        self.next_index[i] = o.next_index;
+        self.laps[i] = o.laps;
+        self.progress[i] = o.progress;
+        self.dist_to_next[i] = o.dist_to_next;
+        self.s[i] = o.s;
+        self.n[i] = o.n;
+        self.n_up[i] = o.n_up;
+        self.segment[i] = o.segment;
+        self.curvature[i] = o.curvature;
+        self.off_track[i] = o.off_track;
+        self.hit[i] = o.hit;
+        self.penetration[i] = o.penetration;
+    }
+}
+
+/// Splits every output buffer into chunks of `CHUNK` envs and zips them with `extra`, a
+/// parallel iterator of the same number of chunks.
+macro_rules! out_chunks {
+    ($o:expr) => {
+        (
+            (
+                $o.passed.par_chunks_mut(CHUNK),
+                $o.lap_completed.par_chunks_mut(CHUNK),
+                $o.wrong_way.par_chunks_mut(CHUNK),
+                $o.wrong_checkpoint.par_chunks_mut(CHUNK),
+            ),
+            (
+                $o.next_index.par_chunks_mut(CHUNK),
+                $o.laps.par_chunks_mut(CHUNK),
+                $o.progress.par_chunks_mut(CHUNK),
+                $o.dist_to_next.par_chunks_mut(CHUNK),
+            ),
+            (
+                $o.s.par_chunks_mut(CHUNK),
+                $o.n.par_chunks_mut(CHUNK),
+                $o.n_up.par_chunks_mut(CHUNK),
+                $o.segment.par_chunks_mut(CHUNK),
+            ),
+            (
+                $o.curvature.par_chunks_mut(CHUNK),
+                $o.off_track.par_chunks_mut(CHUNK),
+                $o.hit.par_chunks_mut(CHUNK),
+                $o.penetration.par_chunks_mut(CHUNK),
+            ),
+        )
+    };
+}
+
+/// Reassembles the nested chunk tuple of `out_chunks!` into [`OutRows`].
+macro_rules! out_rows {
+    ($t:expr) => {{
+        let ((a, b, c, d), (e, f, g, h), (i, j, k, l), (m, n, o, p)) = $t;
+        OutRows {
+            passed: a,
+            lap_completed: b,
+            wrong_way: c,
+            wrong_checkpoint: d,
+            next_index: e,
+            laps: f,
+            progress: g,
+            dist_to_next: h,
+            s: i,
+            n: j,
+            n_up: k,
+            segment: l,
+            curvature: m,
+            off_track: n,
+            hit: o,
+            penetration: p,
+        }
+    }};
+}
+
+/// A simulator's view of a bound [`Course`]: its writable inputs beside the read-only geometry
+/// and last outputs (what a controller reads to act), from [`Course::sim_view`].
+#[derive(Debug)]
+pub struct SimView<'a> {
+    /// The bound positions.
+    pub positions: &'a mut [V3],
+    /// The bound orientations, if bound.
+    pub orientations: Option<&'a mut [[f32; 4]]>,
+    /// The course geometry.
+    pub geometry: &'a CourseGeometry,
+    /// The outputs of the last step (or reset).
+    pub outputs: &'a StepOutputs,
+}
+
+/// Where the courses come from.
+enum Source {
+    Track {
+        pipeline: Box<Pipeline>,
+        batch: TrackBatch,
+    },
+    Gates {
+        pipeline: Box<GatePipeline>,
+        batch: GateBatch,
+    },
+}
+
+/// A batch of courses and the sim-time signals to race them: the facade of this module.
+///
+/// Life cycle: build with [`Course::track`] or [`Course::gates`] (every env generated at
+/// generation 0 and reset), [`bind`](Course::bind) the simulator's per-env buffers, then each
+/// sim step write positions ([`positions_mut`](Course::positions_mut)) and call
+/// [`step`](Course::step); [`reset`](Course::reset) respawns envs on their course,
+/// [`regenerate`](Course::regenerate) gives envs a new course (or rebuilds the same one).
+///
+/// Every per-env pass is a fixed launch over env lanes (no host branch on per-env data), and
+/// masked passes are wrapped in [`Launch::skip_unless`], so a CUDA backend can capture
+/// `step()` and `regenerate()` into one graph. Nothing allocates after construction.
+pub struct Course {
+    mode: Mode,
+    preset: Preset,
+    config: CourseConfig,
+    launch: Launch,
+    seed: u64,
+    n_envs: usize,
+    source: Source,
+    build: BuildConsts,
+    guide_half_width_m: f32,
+    consts: StepConsts,
+    geometry: CourseGeometry,
+    state: Vec<EnvState>,
+    goals: Vec<Goals>,
+    outputs: StepOutputs,
+    binding: Option<Binding>,
+    all: Vec<u8>,
+}
+
+impl std::fmt::Debug for Course {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Course")
+            .field("mode", &self.mode)
+            .field("preset", &self.preset.source)
+            .field("n_envs", &self.n_envs)
+            .field("seed", &self.seed)
+            .field("bound", &self.binding.is_some())
+            .finish()
+    }
+}
+
+impl Course {
+    /// A track course for `n_envs` envs of `preset` (any preset: a gate preset's guide track
+    /// races as a track), generated at generation 0 and reset.
+    pub fn track(
+        preset: &Preset,
+        n_envs: usize,
+        seed: u64,
+        config: CourseConfig,
+        launch: Launch,
+    ) -> Result<Self> {
+        let stage = generators::from_preset(preset);
+        Self::new(Mode::Track, preset, stage, n_envs, seed, config, launch)
+    }
+
+    /// A gate course for `n_envs` envs of `preset`, which must have a `[gates]` section,
+    /// generated at generation 0 and reset.
+    pub fn gates(
+        preset: &Preset,
+        n_envs: usize,
+        seed: u64,
+        config: CourseConfig,
+        launch: Launch,
+    ) -> Result<Self> {
+        let stage = generators::from_preset(preset);
+        Self::new(Mode::Gates, preset, stage, n_envs, seed, config, launch)
+    }
+
+    /// A course of `mode` whose tracks (or guide tracks) come from generator `stage` instead
+    /// of the preset's: a plug-in generator, or an analytic shape for tests.
+    pub fn with_stage(
+        mode: Mode,
+        preset: &Preset,
+        stage: Arc<dyn Stage>,
+        n_envs: usize,
+        seed: u64,
+        config: CourseConfig,
+        launch: Launch,
+    ) -> Result<Self> {
+        Self::new(mode, preset, stage, n_envs, seed, config, launch)
+    }
+
+    fn new(
+        mode: Mode,
+        preset: &Preset,
+        stage: Arc<dyn Stage>,
+        n_envs: usize,
+        seed: u64,
+        config: CourseConfig,
+        launch: Launch,
+    ) -> Result<Self> {
+        config.check()?;
+        let t = &preset.track;
+        let (source, half_width_m, path_max, checkpoint_max, path_samples, thickness_m, posts) =
+            match mode {
+                Mode::Track => {
+                    let pipeline = Pipeline::with_stage(preset, n_envs, launch.clone(), stage)?;
+                    let batch = pipeline.new_batch(config.env_base)?;
+                    let n_max = t.n_max as usize;
+                    let k_max = (config.max_checkpoints as usize).min(n_max);
+                    (
+                        Source::Track {
+                            pipeline: Box::new(pipeline),
+                            batch,
+                        },
+                        t.half_width_m,
+                        n_max,
+                        k_max,
+                        0,
+                        0.0,
+                        false,
+                    )
+                }
+                Mode::Gates => {
+                    let pipeline = GatePipeline::with_stage(preset, n_envs, launch.clone(), stage)?;
+                    let batch = pipeline.new_batch(config.env_base)?;
+                    let g = pipeline.consts().params.clone();
+                    let samples = g.path_samples as usize;
+                    (
+                        Source::Gates {
+                            pipeline: Box::new(pipeline),
+                            batch,
+                        },
+                        g.corridor_half_width_m,
+                        g.max_gates as usize * samples,
+                        g.max_gates as usize,
+                        samples,
+                        g.thickness_m,
+                        g.posts,
+                    )
+                }
+            };
+        let obstacle_max = preset.obstacles.as_ref().map_or(0, |o| o.count as usize);
+        let relocalize = config.relocalize_m.unwrap_or(half_width_m);
+        let consts = StepConsts {
+            mode,
+            half_width_m,
+            window: config.localize_window as usize,
+            relocalize2: relocalize * relocalize,
+            wrong_way_tolerance_m: config.wrong_way_tolerance_m,
+            thickness_m,
+            posts,
+        };
+        let build = BuildConsts {
+            half_width_m,
+            checkpoint_spacing_m: config.checkpoint_spacing_m,
+            obstacles: preset.obstacles.clone(),
+            path_samples,
+            thickness_m,
+        };
+        let mut course = Self {
+            mode,
+            preset: preset.clone(),
+            launch,
+            seed,
+            n_envs,
+            source,
+            build,
+            guide_half_width_m: t.half_width_m,
+            consts,
+            geometry: CourseGeometry::new(
+                n_envs,
+                path_max,
+                checkpoint_max,
+                obstacle_max,
+                half_width_m,
+            ),
+            state: vec![EnvState::RESET; n_envs],
+            goals: vec![Goals::NAN; n_envs],
+            outputs: StepOutputs::new(n_envs),
+            binding: None,
+            all: vec![1; n_envs],
+            config,
+        };
+        course.generate(0)?;
+        Ok(course)
+    }
+
+    /// Track or gates.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The number of envs.
+    pub fn n_envs(&self) -> usize {
+        self.n_envs
+    }
+
+    /// The seed of every env's random streams.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The preset.
+    pub fn preset(&self) -> &Preset {
+        &self.preset
+    }
+
+    /// The sim-time settings.
+    pub fn config(&self) -> &CourseConfig {
+        &self.config
+    }
+
+    /// Each env's generation counter.
+    pub fn generation(&self) -> &[u32] {
+        match &self.source {
+            Source::Track { batch, .. } => &batch.generation,
+            Source::Gates { batch, .. } => &batch.generation,
+        }
+    }
+
+    /// The tracks: in track mode the courses, in gate mode the guide tracks the gates were
+    /// placed along.
+    pub fn track_batch(&self) -> &TrackBatch {
+        match &self.source {
+            Source::Track { batch, .. } => batch,
+            Source::Gates { pipeline, .. } => pipeline.guide(),
+        }
+    }
+
+    /// The gates (gate mode), `None` in track mode.
+    pub fn gate_batch(&self) -> Option<&GateBatch> {
+        match &self.source {
+            Source::Track { .. } => None,
+            Source::Gates { batch, .. } => Some(batch),
+        }
+    }
+
+    /// The course geometry: path, checkpoints, obstacles, spawn poses.
+    pub fn geometry(&self) -> &CourseGeometry {
+        &self.geometry
+    }
+
+    /// The outputs of the last [`step`](Self::step) (and of [`reset`](Self::reset) /
+    /// [`regenerate`](Self::regenerate) for the envs they touched).
+    pub fn outputs(&self) -> &StepOutputs {
+        &self.outputs
+    }
+
+    /// The output buffers, writable (e.g. to reuse or poison them): `step()` overwrites every
+    /// field of every env, and fails with an error naming the buffer if one was resized.
+    pub fn outputs_mut(&mut self) -> &mut StepOutputs {
+        &mut self.outputs
+    }
+
+    /// Latches the simulator's per-env input buffers. A buffer whose length is not `n_envs` is an
+    /// [`Error::Invalid`] naming both lengths (and nothing is bound). Replaces any previous
+    /// binding; does not reset any env.
+    pub fn bind(&mut self, binding: Binding) -> Result<()> {
+        let n = self.n_envs;
+        let check = |what: &str, len: usize| {
+            if len == n {
+                Ok(())
+            } else {
+                Err(Error::Invalid(format!(
+                    "bound {what} buffer has {len} entries: expected one per env ({n})"
+                )))
+            }
+        };
+        check("positions", binding.positions.len())?;
+        if let Some(o) = &binding.orientations {
+            check("orientations", o.len())?;
+        }
+        if let Some(h) = &binding.half_extents {
+            check("half_extents", h.len())?;
+        }
+        self.binding = Some(binding);
+        Ok(())
+    }
+
+    /// The bound inputs (writable) beside the geometry and the last outputs, `None` before
+    /// [`bind`](Self::bind).
+    pub fn sim_view(&mut self) -> Option<SimView<'_>> {
+        let b = self.binding.as_mut()?;
+        Some(SimView {
+            positions: &mut b.positions,
+            orientations: b.orientations.as_deref_mut(),
+            geometry: &self.geometry,
+            outputs: &self.outputs,
+        })
+    }
+
+    /// The launch context every pass runs on.
+    pub fn launch(&self) -> &Launch {
+        &self.launch
+    }
+
+    /// Gives the bound buffers back (`None` if nothing is bound).
+    pub fn unbind(&mut self) -> Option<Binding> {
+        self.binding.take()
+    }
+
+    /// The bound buffers, if any.
+    pub fn binding(&self) -> Option<&Binding> {
+        self.binding.as_ref()
+    }
+
+    /// The bound positions, for the simulator to write (`None` before [`bind`](Self::bind)).
+    pub fn positions_mut(&mut self) -> Option<&mut [V3]> {
+        self.binding.as_mut().map(|b| &mut b.positions[..])
+    }
+
+    /// The bound orientations, if bound.
+    pub fn orientations_mut(&mut self) -> Option<&mut [[f32; 4]]> {
+        self.binding
+            .as_mut()
+            .and_then(|b| b.orientations.as_deref_mut())
+    }
+
+    /// The bound half extents, if bound.
+    pub fn half_extents_mut(&mut self) -> Option<&mut [[f32; 2]]> {
+        self.binding
+            .as_mut()
+            .and_then(|b| b.half_extents.as_deref_mut())
+    }
+
+    /// Advances every env by one step from the bound inputs, writing every field of
+    /// [`StepOutputs`] for every env (see its doc for each field and for non-finite positions).
+    ///
+    /// Localization walks from the previous segment to nearer neighbours ([`super::localize`]);
+    /// crossings use the swept segment from the previous position (the NaN sentinel after a
+    /// reset: the first step after a reset never crosses anything). One fixed pass over env
+    /// lanes; no allocation. Errors (and changes nothing) when nothing is bound or an output
+    /// buffer was resized.
+    pub fn step(&mut self) -> Result<()> {
+        let binding = self.binding.as_ref().ok_or_else(|| {
+            Error::Invalid("step() before bind(): bind the per-env positions first".into())
+        })?;
+        self.outputs.check(self.n_envs)?;
+        let consts = self.consts;
+        let geometry = &self.geometry;
+        let lanes = (
+            binding.positions.par_chunks(CHUNK),
+            self.state.par_chunks_mut(CHUNK),
+            self.goals.par_chunks_mut(CHUNK),
+            out_chunks!(self.outputs),
+        );
+        let inputs = Inputs {
+            orientations: binding.orientations.as_deref(),
+            half_extents: binding.half_extents.as_deref(),
+            default_half: self.config.footprint_half_extents_m,
+        };
+        self.launch.lanes(
+            lanes.into_par_iter(),
+            |chunk, (positions, states, goals, out)| {
+                let out = out_rows!(out).trim(positions.len());
+                let env = EnvRows {
+                    base: chunk * CHUNK,
+                    positions,
+                    states,
+                    goals,
+                };
+                step_chunk(&consts, geometry, &inputs, env, out);
+            },
+        );
+        Ok(())
+    }
+
+    /// Respawns the envs with `mask[e] != 0` on their current course: checkpoints passed and laps
+    /// to 0, next checkpoint 1, previous position the NaN sentinel, and — if positions are bound
+    /// — the bound position (and orientation, if bound) set to the spawn pose
+    /// ([`CourseGeometry::spawn_position`], [`CourseGeometry::spawn_orientation`]). Their
+    /// outputs become those of a step at the spawn pose (no events, progress 0). Unmasked envs
+    /// are not written; an all-zero mask does no per-env work. A mask whose length is not
+    /// `n_envs` is an [`Error::Invalid`] naming both lengths.
+    pub fn reset(&mut self, mask: &[u8]) -> Result<()> {
+        self.check_mask(mask)?;
+        let launch = self.launch.clone();
+        launch.skip_unless(mask, || self.reset_masked(mask));
+        Ok(())
+    }
+
+    /// Gives the envs with `mask[e] != 0` a course: with `advance` their generation counter moves
+    /// to `generation + 1` (wrapping) and they get a new course; without, their current
+    /// generation is rebuilt (the same bytes). Then their geometry (path, checkpoints,
+    /// obstacles, spawn pose) is rebuilt and they are [`reset`](Self::reset). Every buffer of an
+    /// unmasked env stays byte-identical; an all-zero mask does no per-env work
+    /// ([`Launch::skip_unless`]). A masked env's course equals that env's course in a fresh
+    /// `Course` generated at its new generation.
+    pub fn regenerate(&mut self, mask: &[u8], advance: bool) -> Result<()> {
+        self.check_mask(mask)?;
+        let launch = self.launch.clone();
+        let mut result = Ok(());
+        launch.skip_unless(mask, || {
+            if advance {
+                let generation = match &mut self.source {
+                    Source::Track { batch, .. } => &mut batch.generation,
+                    Source::Gates { batch, .. } => &mut batch.generation,
+                };
+                launch.lanes(
+                    generation.par_iter_mut().zip(mask.par_iter()),
+                    |_, (g, &m)| {
+                        if m != 0 {
+                            *g = g.wrapping_add(1);
+                        }
+                    },
+                );
+            }
+            result = self.rebuild_masked(mask);
+        });
+        result
+    }
+
+    /// Generates every env at `generation` and resets it (what construction does at 0).
+    pub fn generate(&mut self, generation: u32) -> Result<()> {
+        match &mut self.source {
+            Source::Track { batch, .. } => batch.generation.fill(generation),
+            Source::Gates { batch, .. } => batch.generation.fill(generation),
+        }
+        let all = std::mem::take(&mut self.all);
+        let result = self.rebuild_masked(&all);
+        self.all = all;
+        result
+    }
+
+    fn check_mask(&self, mask: &[u8]) -> Result<()> {
+        if mask.len() != self.n_envs {
+            return Err(Error::Invalid(format!(
+                "mask has {} entries: expected one per env ({})",
+                mask.len(),
+                self.n_envs
+            )));
+        }
+        Ok(())
+    }
+
+    /// Regenerates the masked envs at their generation, rebuilds their geometry, resets them.
+    fn rebuild_masked(&mut self, mask: &[u8]) -> Result<()> {
+        match &mut self.source {
+            Source::Track { pipeline, batch } => pipeline.regenerate(self.seed, mask, batch)?,
+            Source::Gates { pipeline, batch } => pipeline.regenerate(self.seed, mask, batch)?,
+        }
+        self.build_geometry(mask);
+        self.reset_masked(mask);
+        Ok(())
+    }
+
+    fn build_geometry(&mut self, mask: &[u8]) {
+        let g = &mut self.geometry;
+        let (pm, km, om) = (g.path_max, g.checkpoint_max, g.obstacle_max.max(1));
+        let (seed, build, guide_hw) = (self.seed, &self.build, self.guide_half_width_m);
+        let source = &self.source;
+        let (generation, env_base) = match source {
+            Source::Track { batch, .. } => (&batch.generation, batch.env_base),
+            Source::Gates { batch, .. } => (&batch.generation, batch.env_base),
+        };
+        let lanes = (
+            (
+                g.path.par_chunks_mut(pm),
+                g.curvature.par_chunks_mut(pm),
+                g.path_count.par_iter_mut(),
+                g.path_length.par_iter_mut(),
+            ),
+            (
+                g.checkpoints.par_chunks_mut(km),
+                g.checkpoint_count.par_iter_mut(),
+                g.checkpoints_truncated.par_iter_mut(),
+            ),
+            (
+                g.obstacles.par_chunks_mut(om),
+                g.obstacle_count.par_iter_mut(),
+            ),
+            (
+                g.spawn_position.par_iter_mut(),
+                g.spawn_yaw.par_iter_mut(),
+                g.spawn_orientation.par_iter_mut(),
+            ),
+            mask.par_iter(),
+        );
+        self.launch
+            .lanes(lanes.into_par_iter(), |e, (p, k, o, sp, &m)| {
+                if m == 0 {
+                    return;
+                }
+                let row = GeomRow {
+                    path: p.0,
+                    curvature: p.1,
+                    path_count: p.2,
+                    path_length: p.3,
+                    checkpoints: k.0,
+                    checkpoint_count: k.1,
+                    truncated: k.2,
+                    obstacles: o.0,
+                    obstacle_count: o.1,
+                    spawn_position: sp.0,
+                    spawn_yaw: sp.1,
+                    spawn_orientation: sp.2,
+                };
+                let mut rng = LaneRng::new(
+                    seed,
+                    env_base + e as u64,
+                    generation[e],
+                    super::stage::OBSTACLES,
+                );
+                match source {
+                    Source::Track { batch, .. } => build_track_lane(build, batch, e, &mut rng, row),
+                    Source::Gates { pipeline, batch } => {
+                        build_gates_lane(build, batch, pipeline.guide(), guide_hw, e, &mut rng, row)
+                    }
+                }
+            });
+    }
+
+    fn reset_masked(&mut self, mask: &[u8]) {
+        let consts = self.consts;
+        let default_half = self.config.footprint_half_extents_m;
+        let geometry = &self.geometry;
+        let binding = self.binding.as_ref();
+        let has_orientations = binding.is_some_and(|b| b.orientations.is_some());
+        let half_extents = binding.and_then(|b| b.half_extents.as_deref());
+        let lanes = (
+            mask.par_chunks(CHUNK),
+            self.state.par_chunks_mut(CHUNK),
+            self.goals.par_chunks_mut(CHUNK),
+            out_chunks!(self.outputs),
+        );
+        self.launch.lanes(
+            lanes.into_par_iter(),
+            |chunk, (mask, states, goals, out)| {
+                let mut out = out_rows!(out);
+                let base = chunk * CHUNK;
+                let rows = mask.iter().zip(states.iter_mut()).zip(goals.iter_mut());
+                for (i, ((&m, state), goals)) in rows.enumerate() {
+                    if m == 0 {
+                        continue;
+                    }
+                    let e = base + i;
+                    let agent = AgentPose {
+                        position: geometry.spawn_position[e],
+                        orientation: has_orientations.then(|| geometry.spawn_orientation[e]),
+                        half_extents: half_extents.map_or(default_half, |h| h[e]),
+                    };
+                    *state = EnvState::RESET;
+                    let course = env_course(geometry, e);
+                    *goals = goals_at(course.checkpoints, state.next as usize);
+                    let o = step_env(&consts, &course, &agent, state, goals);
+                    // The outputs are those of the spawn pose; the sentinel stays.
+                    state.prev = [f32::NAN; 3];
+                    out.set(i, &o);
+                }
+            },
+        );
+        if let Some(b) = self.binding.as_mut() {
+            self.launch.lanes(
+                b.positions
+                    .par_iter_mut()
+                    .zip(geometry.spawn_position.par_iter())
+                    .zip(mask.par_iter()),
+                |_, ((p, s), &m)| {
+                    if m != 0 {
+                        *p = *s;
+                    }
+                },
+            );
+            if let Some(o) = b.orientations.as_mut() {
+                self.launch.lanes(
+                    o.par_iter_mut()
+                        .zip(geometry.spawn_orientation.par_iter())
+                        .zip(mask.par_iter()),
+                    |_, ((p, s), &m)| {
+                        if m != 0 {
+                            *p = *s;
+                        }
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// The optional per-env inputs of a step.
+struct Inputs<'a> {
+    orientations: Option<&'a [[f32; 4]]>,
+    half_extents: Option<&'a [[f32; 2]]>,
+    default_half: [f32; 2],
+}
+
+/// One lane's rows of the per-env inputs and state: envs `base .. base + positions.len()`.
+struct EnvRows<'a> {
+    base: usize,
+    positions: &'a [V3],
+    states: &'a mut [EnvState],
+    goals: &'a mut [Goals],
+}
+
+/// Steps the envs of one lane of [`Course::step`].
+#[inline(never)]
+fn step_chunk(
+    consts: &StepConsts,
+    geometry: &CourseGeometry,
+    inputs: &Inputs<'_>,
+    env: EnvRows<'_>,
+    mut out: OutRows<'_>,
+) {
+    let base = env.base;
+    // A first pass loads the path lines each env's step will read (independent loads, so the
+    // memory system serves many at once), the second does the work.
+    let mut warm = 0.0f32;
+    for (i, st) in env.states.iter().enumerate() {
+        warm += touch(geometry, base + i, st);
+    }
+    std::hint::black_box(warm);
+    let rows = env
+        .positions
+        .iter()
+        .zip(env.states.iter_mut())
+        .zip(env.goals.iter_mut());
+    for (i, ((&position, state), goals)) in rows.enumerate() {
+        let e = base + i;
+        let agent = AgentPose {
+            position,
+            orientation: inputs.orientations.map(|o| o[e]),
+            half_extents: inputs.half_extents.map_or(inputs.default_half, |h| h[e]),
+        };
+        let o = step_env(consts, &env_course(geometry, e), &agent, state, goals);
+        out.set(i, &o);
+    }
+}
+
+/// Reads one word of every cache line of the path env `e`'s next step will most likely read
+/// (around its segment) and returns their sum.
+#[inline]
+fn touch(g: &CourseGeometry, e: usize, state: &EnvState) -> f32 {
+    let n = g.path_count[e] as usize;
+    let k = state.segment as usize;
+    if k >= n {
+        return 0.0;
+    }
+    let pa = e * g.path_max;
+    // Points k − 1 ..= k + 3: the segment, its neighbours and their curvature triples, which
+    // is what a step that stays on its segment or moves to the next one reads.
+    let at = |d: usize| {
+        let i = k + n - 1 + d;
+        let i = if i >= n { i - n } else { i };
+        if i >= n {
+            i - n
+        } else {
+            i
+        }
+    };
+    g.path[pa + at(0)][0] + g.path[pa + at(4)][0]
+}
+
+/// Env `e`'s geometry as the step kernel reads it.
+#[inline]
+fn env_course(g: &CourseGeometry, e: usize) -> EnvCourse<'_> {
+    let (pa, ka, oa) = (
+        e * g.path_max,
+        e * g.checkpoint_max,
+        e * g.obstacle_max.max(1),
+    );
+    let n = g.path_count[e] as usize;
+    EnvCourse {
+        path: &g.path[pa..pa + n],
+        length: g.path_length[e],
+        checkpoints: &g.checkpoints[ka..ka + g.checkpoint_count[e] as usize],
+        obstacles: &g.obstacles[oa..oa + g.obstacle_count[e] as usize],
+    }
+}
