@@ -1,4 +1,5 @@
-//! `trackgen`: generate track corpora, preview them, benchmark the generators, list presets.
+//! `trackgen`: generate track and gate-course corpora, preview them, benchmark the generators and
+//! the course runtime, list presets.
 //!
 //! Exit status: 0 on success, 2 for a usage or input error (bad flag, bad preset, bad range,
 //! existing output, malformed corpus), 1 for a failure while working (I/O, internal error).
@@ -14,9 +15,10 @@ use clap::{Parser, Subcommand};
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
 use trackgen::corpus::{write_corpus, Corpus, DEFAULT_CHUNK_ENVS};
+use trackgen::course::{Binding, Course, CourseConfig, PurePursuit};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, BUILTIN, DEFAULT};
-use trackgen::render::contact_sheet;
+use trackgen::render::{contact_sheet, gate_sheet};
 use trackgen::track::Pipeline;
 use trackgen::{Error, Result};
 
@@ -30,14 +32,25 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Generate a corpus of tracks into a new directory (.npy arrays + manifest.json).
+    /// Generate a corpus of tracks (or, for a gate preset, gate courses) into a new directory
+    /// (.npy arrays + manifest.json).
     Generate(GenerateArgs),
-    /// Draw the first tracks of a corpus as a PNG contact sheet.
+    /// Draw the first tracks (or gate courses) of a corpus as a PNG contact sheet.
     Preview(PreviewArgs),
     /// Time the pipeline per preset, thread count and batch size; print a table.
     Bench(BenchArgs),
+    /// Time the course runtime: step() env-steps/s and masked regenerate(); print a table.
+    BenchCourse(BenchCourseArgs),
     /// List the built-in presets, or print one's TOML.
     Presets(PresetsArgs),
+    /// Generate per-env SDF scenes of a scene preset into one scene file.
+    Scene(trackgen::scene::cli::SceneArgs),
+    /// Cast a .npy of rays [E, K, 6] against a scene file; write distances [E, K].
+    Raycast(trackgen::scene::cli::RaycastArgs),
+    /// Draw one env of a scene file: a depth image and a top-down SDF slice (PNG).
+    PreviewScene(trackgen::scene::cli::PreviewSceneArgs),
+    /// Time the scene pipeline (SDF build, bytes per env, dedup, rays) and print a table.
+    BenchScene(trackgen::scene::cli::BenchSceneArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -107,6 +120,47 @@ struct BenchArgs {
     /// Timed repetitions per row (the median is reported).
     #[arg(long, default_value_t = 5, value_name = "K")]
     reps: u32,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+#[derive(clap::Args, Debug)]
+struct BenchCourseArgs {
+    /// Preset (built-in name or path); a gate preset races as gates unless --mode track.
+    #[arg(long, default_value = DEFAULT, value_name = "NAME|PATH")]
+    preset: String,
+    /// Course mode: `track` or `gates` (default: gates for a gate preset, else track).
+    #[arg(long, value_name = "MODE", value_parser = ["track", "gates"])]
+    mode: Option<String>,
+    /// Batch sizes, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "4096,65536",
+        value_name = "N,.."
+    )]
+    envs: Vec<usize>,
+    /// Thread counts, comma-separated; `all` means every core.
+    #[arg(long, value_delimiter = ',', default_value = "1,all", value_parser = parse_threads, value_name = "T,..")]
+    threads: Vec<usize>,
+    /// Timed step() calls per repetition (the agent moves between them, untimed).
+    #[arg(long, default_value_t = 20, value_name = "K")]
+    steps: u32,
+    /// Repetitions of the step timing (the median is reported).
+    #[arg(long, default_value_t = 5, value_name = "K")]
+    reps: u32,
+    /// Repetitions of each regenerate() timing (the median is reported).
+    #[arg(long, default_value_t = 3, value_name = "K")]
+    regen_reps: u32,
+    /// Footprint half extents bound per env: track `LENGTH,WIDTH` of the box, gates `RADIUS,0`.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "2.2,1.0",
+        value_name = "A,B"
+    )]
+    footprint: Vec<f32>,
     /// Seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -199,9 +253,14 @@ fn generate(args: GenerateArgs) -> Result<()> {
     )?;
     let seconds = started.elapsed().as_secs_f64();
     let n = manifest.n_envs();
+    let (items, what) = if manifest.kind.is_some() {
+        ("gates", "courses")
+    } else {
+        ("points", "tracks")
+    };
     emit(&format!(
         "generated {n} envs {}..{} of preset {} (seed {}, generation {}) into {}: valid {:.4}, \
-         mean {:.1} points, {seconds:.2} s, {:.0} tracks/s on {threads} threads\n",
+         mean {:.1} {items}, {seconds:.2} s, {:.0} {what}/s on {threads} threads\n",
         range.start,
         range.end,
         preset.source,
@@ -220,11 +279,16 @@ fn preview(args: PreviewArgs) -> Result<()> {
     }
     let corpus = Corpus::open(&args.dir)?;
     let rows = (args.max as u64).min(corpus.manifest().n_envs());
-    let batch = corpus.read_rows(0..rows)?;
-    let sheet = contact_sheet(&batch, args.max, args.cell);
+    let (sheet, what) = if corpus.is_gates() {
+        let batch = corpus.read_gate_rows(0..rows)?;
+        (gate_sheet(&batch, args.max, args.cell), "gate courses")
+    } else {
+        let batch = corpus.read_rows(0..rows)?;
+        (contact_sheet(&batch, args.max, args.cell), "tracks")
+    };
     write_png(&args.out, &sheet)?;
     emit(&format!(
-        "drew {rows} tracks of {} into {} ({}×{} px)\n",
+        "drew {rows} {what} of {} into {} ({}×{} px)\n",
         args.dir.display(),
         args.out.display(),
         sheet.width(),
@@ -319,6 +383,119 @@ fn bench(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// The median of `values` (sorted in place).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn bench_course(args: BenchCourseArgs) -> Result<()> {
+    for (flag, v) in [
+        ("--reps", args.reps),
+        ("--regen-reps", args.regen_reps),
+        ("--steps", args.steps),
+    ] {
+        if v == 0 {
+            return Err(Error::Invalid(format!("{flag} 0: expected at least 1")));
+        }
+    }
+    if let Some(bad) = args.envs.iter().find(|&&n| n == 0) {
+        return Err(Error::Invalid(format!("--envs {bad}: expected at least 1")));
+    }
+    let footprint = match args.footprint[..] {
+        [a, b] if a >= 0.0 && b >= 0.0 => [a, b],
+        _ => {
+            return Err(Error::Invalid(format!(
+                "--footprint {:?}: expected two numbers ≥ 0, e.g. 2.2,1.0",
+                args.footprint
+            )))
+        }
+    };
+    let preset = Preset::load(&args.preset)?;
+    let gates = match args.mode.as_deref() {
+        Some(m) => m == "gates",
+        None => preset.gates.is_some(),
+    };
+    let mode = if gates { "gates" } else { "track" };
+    emit(&format!(
+        "{:<12} {:<6} {:>8} {:>7} {:<22} {:>14} {:>12}\n",
+        "preset", "mode", "threads", "envs", "measure", "median", "per env"
+    ))?;
+    for &threads in &args.threads {
+        let launch = Launch::with_threads(threads)?;
+        let thread_label = if threads == 0 {
+            format!("all={}", launch.threads())
+        } else {
+            threads.to_string()
+        };
+        for &n in &args.envs {
+            let config = CourseConfig::default();
+            let mut course = if gates {
+                Course::gates(&preset, n, args.seed, config, launch.clone())?
+            } else {
+                Course::track(&preset, n, args.seed, config, launch.clone())?
+            };
+            let g = course.geometry();
+            let binding = Binding::new(g.spawn_position.clone())
+                .with_orientations(g.spawn_orientation.clone())
+                .with_half_extents(vec![footprint; n]);
+            course.bind(binding)?;
+            let agent = PurePursuit::for_course(&course);
+            let row = |measure: &str, median: String, per_env: String| {
+                emit(&format!(
+                    "{:<12} {:<6} {:>8} {:>7} {:<22} {:>14} {:>12}\n",
+                    preset.source, mode, thread_label, n, measure, median, per_env
+                ))
+            };
+            agent.act(&mut course)?;
+            course.step()?;
+            let mut rates = Vec::with_capacity(args.reps as usize);
+            for _ in 0..args.reps {
+                let mut seconds = 0.0;
+                for _ in 0..args.steps {
+                    agent.act(&mut course)?;
+                    let t = Instant::now();
+                    course.step()?;
+                    seconds += t.elapsed().as_secs_f64();
+                }
+                rates.push(f64::from(args.steps) * n as f64 / seconds.max(1e-12));
+            }
+            let rate = median(&mut rates);
+            row(
+                "step env-steps/s",
+                format!("{:.3e}", rate),
+                format!("{:.1} ns", 1e9 / rate),
+            )?;
+            let mut full = 0.0;
+            for (label, every) in [
+                ("regenerate 100%", 1usize),
+                ("regenerate 1%", 100),
+                ("regenerate 0%", 0),
+            ] {
+                let mask: Vec<u8> = (0..n)
+                    .map(|e| u8::from(every != 0 && e % every == 0))
+                    .collect();
+                let mut seconds = Vec::with_capacity(args.regen_reps as usize);
+                for _ in 0..args.regen_reps {
+                    let t = Instant::now();
+                    course.regenerate(&mask, true)?;
+                    seconds.push(t.elapsed().as_secs_f64());
+                }
+                let s = median(&mut seconds);
+                if every == 1 {
+                    full = s;
+                }
+                row(
+                    label,
+                    format!("{:.3} ms", s * 1e3),
+                    format!("{:.4}% of 100%", 100.0 * s / full.max(1e-12)),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn presets(args: PresetsArgs) -> Result<()> {
     match args.show {
         Some(name) => match BUILTIN.iter().find(|(n, _)| *n == name) {
@@ -333,10 +510,16 @@ fn presets(args: PresetsArgs) -> Result<()> {
         },
         None => {
             let mut out = String::new();
+            let width = BUILTIN
+                .iter()
+                .map(|(n, _)| n.len())
+                .max()
+                .unwrap_or(0)
+                .max(11);
             for (name, text) in BUILTIN {
                 let preset = Preset::parse(text, name)?;
                 out.push_str(&format!(
-                    "{name:<11} {:<11} {}\n",
+                    "{name:<width$} {:<11} {}\n",
                     preset.generator.name(),
                     description(text)
                 ));
@@ -379,7 +562,12 @@ fn main() -> ExitCode {
         Command::Generate(a) => generate(a),
         Command::Preview(a) => preview(a),
         Command::Bench(a) => bench(a),
+        Command::BenchCourse(a) => bench_course(a),
         Command::Presets(a) => presets(a),
+        Command::Scene(a) => trackgen::scene::cli::scene(a),
+        Command::Raycast(a) => trackgen::scene::cli::raycast(a),
+        Command::PreviewScene(a) => trackgen::scene::cli::preview_scene(a),
+        Command::BenchScene(a) => trackgen::scene::cli::bench_scene(a),
     });
     match result {
         Ok(Ok(())) => ExitCode::SUCCESS,
