@@ -436,7 +436,7 @@ import trackgen_corpus
 c = trackgen_corpus.load(sys.argv[2], verify=True)
 m = trackgen_corpus.load(sys.argv[2], mmap=True)
 out = {}
-for name in trackgen_corpus.ARRAYS:
+for name in c["manifest"]["arrays"]:
     a = c[name]
     assert np.array_equal(a, m[name], equal_nan=a.dtype.kind == "f"), name
     assert np.array_equal(a, np.load(sys.argv[2] + "/" + name + ".npy"), equal_nan=a.dtype.kind == "f"), name
