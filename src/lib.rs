@@ -9,6 +9,26 @@
 //!
 //! Every output for env `e` is a pure function of `(preset, seed, e, generation[e])`: it does not
 //! depend on the batch size, on the thread count, or on which other envs were regenerated.
+//!
+//! ```
+//! use trackgen::{exec::Launch, preset::Preset, track::Pipeline};
+//!
+//! let preset = Preset::load("track")?;
+//! let mut pipeline = Pipeline::new(&preset, 8, Launch::new())?;
+//! let mut batch = pipeline.new_batch(0)?;
+//! pipeline.generate(42, 0, &mut batch)?;
+//! assert!(batch.valid.iter().all(|&v| v == 1));
+//!
+//! // Regenerate env 3 alone, at its next generation: the other envs keep every byte.
+//! let before = batch.clone();
+//! batch.generation[3] += 1;
+//! let mut mask = vec![0u8; 8];
+//! mask[3] = 1;
+//! pipeline.regenerate(42, &mask, &mut batch)?;
+//! assert!(batch.slice(0..3).same_bytes(&before.slice(0..3)));
+//! assert!(!batch.slice(3..4).same_bytes(&before.slice(3..4)));
+//! # Ok::<(), trackgen::Error>(())
+//! ```
 
 pub mod corpus;
 pub mod course;
