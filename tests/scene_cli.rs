@@ -127,10 +127,10 @@ fn bad_input_is_an_error_and_writes_nothing() {
     );
     bad(
         SceneArgs {
-            preset: "gates".into(),
+            preset: "no-such-scene".into(),
             ..scene_args(d, "x.scene")
         },
-        "gate courses",
+        "no built-in scene preset",
     );
     assert!(!d.join("x.scene").exists());
 

@@ -49,8 +49,16 @@ fn bad_presets_name_key_value_and_expectation() {
         &["scene.truncation_vox", "[2, 16]"],
     );
     preset_err(
-        "[scene]\nkind = \"gates\"\n",
-        &["scene.kind", "gate courses"],
+        "[scene]\nkind = \"gates\"\nsize_m = 20\n",
+        &["scene.size_m", "track.scale_m"],
+    );
+    preset_err(
+        "[scene]\nkind = \"gates\"\n[gates]\ncourse = \"f1\"\n",
+        &["gates.course", "\"gates-indoor\""],
+    );
+    preset_err(
+        "[scene]\nkind = \"gates\"\n[gates]\npillar_radius_min_m = 2\npillar_radius_max_m = 1\n",
+        &["gates.pillar_radius_min_m"],
     );
     preset_err(
         "[scene]\nkind = \"cave\"\n",
@@ -82,11 +90,74 @@ fn bad_presets_name_key_value_and_expectation() {
     preset_err("scene = 3", &["expected a table"]);
     preset_err("[scene", &["not valid TOML"]);
     let err = ScenePreset::load("no-such-scene").unwrap_err().to_string();
-    assert!(err.contains("rooms, forest"), "{err}");
-    assert!(ScenePreset::load("gates")
-        .unwrap_err()
-        .to_string()
-        .contains("gate courses"));
+    assert!(err.contains("rooms, forest, gates"), "{err}");
+}
+
+/// The `gates` scene holds exactly the env's gate course (same seed, env, generation) as frames:
+/// each opening's centre is free space, each frame bar is solid, and pillars keep out of the
+/// flight corridor.
+#[test]
+fn gates_scene_matches_the_gate_course() {
+    use trackgen::course::GatePipeline;
+    use trackgen::scene::primitive::Shape;
+    let preset = ScenePreset::load("gates").unwrap();
+    let SceneKind::Gates(p) = &preset.kind else {
+        panic!("the gates preset is of kind gates");
+    };
+    let (seed, generation, envs) = (5u64, 2u32, 6u64);
+    let mut course = GatePipeline::new(&p.course_preset, envs as usize, Launch::new()).unwrap();
+    let mut batch = course.new_batch(0).unwrap();
+    course.generate(seed, generation, &mut batch).unwrap();
+    for env in 0..envs {
+        let scene = generate_env(&preset, seed, env, generation);
+        let e = env as usize;
+        let n = batch.count[e] as usize;
+        let frames = scene
+            .primitives
+            .iter()
+            .filter(|q| matches!(q.shape, Shape::GateFrame { .. }))
+            .count();
+        assert_eq!(frames, n, "env {env}");
+        let sdf = CompiledScene::new(&scene.primitives).unwrap();
+        for g in 0..n {
+            let pos = batch.pos[e * batch.g_max + g];
+            let [w, h] = batch.size[e * batch.g_max + g];
+            let open = sdf.distance(pos);
+            assert!(
+                open > 0.4 * w.min(h),
+                "env {env} gate {g}: opening distance {open}"
+            );
+            // The top bar sits half a height (plus half a thickness) above the centre.
+            let bar = [pos[0], pos[1], pos[2] + 0.5 * h + 0.5 * batch.thickness_m];
+            assert!(
+                sdf.distance(bar) <= 1e-3,
+                "env {env} gate {g}: bar is not solid"
+            );
+        }
+        for prim in &scene.primitives {
+            if let Shape::Cylinder { center, radius, .. } = prim.shape {
+                for g in 0..n {
+                    let a = batch.pos[e * batch.g_max + g];
+                    let b = batch.pos[e * batch.g_max + (g + 1) % n];
+                    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+                    let len2 = dx * dx + dy * dy;
+                    let t = (((center[0] - a[0]) * dx + (center[1] - a[1]) * dy) / len2)
+                        .clamp(0.0, 1.0);
+                    let d = ((center[0] - a[0] - t * dx).powi(2)
+                        + (center[1] - a[1] - t * dy).powi(2))
+                    .sqrt();
+                    assert!(
+                        d >= p.corridor_m + radius - 1e-3,
+                        "env {env}: pillar in the corridor"
+                    );
+                }
+            }
+        }
+        assert!(
+            sdf.distance(scene.spawn) > 0.0,
+            "env {env}: spawn inside a solid"
+        );
+    }
 }
 
 #[test]

@@ -12,8 +12,10 @@
 //!
 //! Every draw loop has a fixed cap, so generation time is bounded.
 
-use super::preset::{ForestParams, RoomsParams, SceneKind, ScenePreset};
+use super::preset::{ForestParams, GatesParams, RoomsParams, SceneKind, ScenePreset};
 use super::primitive::{quat_from_euler, EnvScene, Primitive, Shape, IDENTITY};
+use crate::course::GatePipeline;
+use crate::exec::Launch;
 use crate::math::{sin_cos, PI, TAU};
 use crate::rng::LaneRng;
 
@@ -21,6 +23,8 @@ use crate::rng::LaneRng;
 pub const STAGE_ROOMS: u32 = 0x5C00_0001;
 /// The random stream of the forest generator.
 pub const STAGE_FOREST: u32 = 0x5C00_0002;
+/// The random stream of the gates scene's pillars (the gates come from the course's own streams).
+pub const STAGE_GATES: u32 = 0x5C00_0003;
 
 /// Height of each domain's floor above the domain's bottom face, metres.
 pub const FLOOR_MARGIN_M: f32 = 0.5;
@@ -33,6 +37,16 @@ pub fn generate_env(preset: &ScenePreset, seed: u64, env: u64, generation: u32) 
         SceneKind::Rooms(p) => {
             let mut rng = LaneRng::new(seed, env, generation, STAGE_ROOMS);
             let (primitives, spawn) = rooms(p, &mut rng);
+            EnvScene {
+                origin,
+                size_m: s,
+                spawn,
+                primitives,
+            }
+        }
+        SceneKind::Gates(p) => {
+            let mut rng = LaneRng::new(seed, env, generation, STAGE_GATES);
+            let (primitives, spawn) = gates(p, seed, env, generation, 0.5 * s, &mut rng);
             EnvScene {
                 origin,
                 size_m: s,
@@ -373,4 +387,89 @@ fn forest(p: &ForestParams, half: f32, rng: &mut LaneRng) -> Vec<Primitive> {
         }
     }
     prims
+}
+
+/// The course's `[x, y, z, w]` orientation (local x forward) as the scene's `[w, x, y, z]` gate
+/// rotation (the frame lies in local xz and is flown along local y): `q_course · q_z(−90°)`.
+fn gate_rotation(q: [f32; 4]) -> [f32; 4] {
+    let [ax, ay, az, aw] = q;
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    [h * (aw + az), h * (ax - ay), h * (ax + ay), h * (az - aw)]
+}
+
+/// Distance from `p` to the segment `a`–`b` in plan view.
+fn plan_distance(p: [f32; 2], a: [f32; 3], b: [f32; 3]) -> f32 {
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let len2 = dx * dx + dy * dy;
+    let t = if len2 > 0.0 {
+        (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let (ex, ey) = (p[0] - (a[0] + t * dx), p[1] - (a[1] + t * dy));
+    (ex * ex + ey * ey).sqrt()
+}
+
+/// One env of the `gates` scene: its gate course's frames (generated for the same seed, env and
+/// generation as a gate corpus would hold them), a ground plane at z = 0, and pillars outside the
+/// corridor around the closed flight line through the gates. Spawn: 2 m before gate 0.
+fn gates(
+    p: &GatesParams,
+    seed: u64,
+    env: u64,
+    generation: u32,
+    half: f32,
+    rng: &mut LaneRng,
+) -> (Vec<Primitive>, [f32; 3]) {
+    let mut pipeline = GatePipeline::new(&p.course_preset, 1, Launch::new())
+        .expect("a built-in gate preset builds a pipeline");
+    let mut batch = pipeline
+        .new_batch(env)
+        .expect("a one-env batch is representable");
+    pipeline
+        .generate(seed, generation, &mut batch)
+        .expect("the batch matches its pipeline");
+    let n = batch.count[0] as usize;
+    let t = batch.thickness_m;
+    let mut prims = vec![Primitive::union(Shape::Plane {
+        normal: [0.0, 0.0, 1.0],
+        offset: 0.0,
+    })];
+    for g in 0..n {
+        let [w, h] = batch.size[g];
+        prims.push(Primitive::union(Shape::GateFrame {
+            center: batch.pos[g],
+            rotation: gate_rotation(batch.quat[g]),
+            outer_half: [0.5 * w + t, 0.5 * h + t],
+            inner_half: [0.5 * w, 0.5 * h],
+            half_depth: 0.5 * t,
+        }));
+    }
+    let reach = half - 1.0f32.min(0.2 * half);
+    for _ in 0..p.pillars {
+        for _attempt in 0..16 {
+            let r = rng.range(p.pillar_radius_min_m, p.pillar_radius_max_m);
+            let xy = [rng.range(-reach, reach), rng.range(-reach, reach)];
+            let clear = (0..n).all(|g| {
+                plan_distance(xy, batch.pos[g], batch.pos[(g + 1) % n]) >= p.corridor_m + r
+            });
+            if clear {
+                prims.push(Primitive::union(Shape::Cylinder {
+                    center: [xy[0], xy[1], 0.5 * p.pillar_height_m],
+                    rotation: IDENTITY,
+                    radius: r,
+                    half_height: 0.5 * p.pillar_height_m,
+                }));
+                break;
+            }
+        }
+    }
+    let spawn = if n > 0 {
+        let f = crate::course::gates::forward_axis(batch.quat[0]);
+        let g = batch.pos[0];
+        [g[0] - 2.0 * f[0], g[1] - 2.0 * f[1], g[2] - 2.0 * f[2]]
+    } else {
+        [0.0, 0.0, 1.5]
+    };
+    (prims, spawn)
 }

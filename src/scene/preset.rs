@@ -6,8 +6,9 @@
 //! SHA-256 hash. `[scene]` holds the domain and grid; the section named by `scene.kind` holds the
 //! generator's parameters.
 //!
-//! The `gates` kind (gate frames along each env's gate course) is not available yet: it needs the
-//! gate courses of the course module.
+//! The `gates` kind builds, for each env, the gate frames of that env's gate course (a built-in
+//! gate preset of [`crate::course`], generated for the same seed, env and generation), a ground
+//! plane, and pillars kept out of the flight corridor.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -20,10 +21,34 @@ use crate::{Error, Result};
 pub const BUILTIN: &[(&str, &str)] = &[
     ("rooms", include_str!("../../presets/scene-rooms.toml")),
     ("forest", include_str!("../../presets/scene-forest.toml")),
+    ("gates", include_str!("../../presets/scene-gates.toml")),
 ];
 
 /// The scene kinds a preset can name.
-pub const KINDS: &[&str] = &["rooms", "forest"];
+pub const KINDS: &[&str] = &["rooms", "forest", "gates"];
+
+/// The gate presets a `gates` scene can take its courses from.
+pub const GATE_COURSES: &[&str] = &["gates", "gates-indoor"];
+
+/// Course-aligned scenes: each env's gate course as gate frames, a ground plane, and pillars kept
+/// out of the flight corridor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GatesParams {
+    /// The built-in gate preset the courses come from.
+    pub course: String,
+    /// That preset, resolved.
+    pub course_preset: crate::preset::Preset,
+    /// Pillars (vertical cylinders) placed outside the corridor.
+    pub pillars: u32,
+    /// Smallest pillar radius, metres.
+    pub pillar_radius_min_m: f32,
+    /// Largest pillar radius, metres.
+    pub pillar_radius_max_m: f32,
+    /// Pillar height, metres.
+    pub pillar_height_m: f32,
+    /// Clearance between a pillar and the flight line through the gates, metres.
+    pub corridor_m: f32,
+}
 
 /// Indoor floors: rooms on a grid, doors along a spanning tree, some walls left open,
 /// furniture along the walls.
@@ -97,6 +122,8 @@ pub enum SceneKind {
     Rooms(RoomsParams),
     /// See [`ForestParams`].
     Forest(ForestParams),
+    /// See [`GatesParams`].
+    Gates(GatesParams),
 }
 
 /// A fully resolved scene preset.
@@ -127,15 +154,10 @@ impl ScenePreset {
             return Self::parse(&text, name_or_path);
         }
         let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
-        let hint = if name_or_path == "gates" {
-            " (the `gates` scene needs gate courses, which this build does not have yet)"
-        } else {
-            ""
-        };
         Err(Error::Preset {
             source_name: name_or_path.to_string(),
             message: format!(
-                "no built-in scene preset of that name and no such file{hint}; built-in scene \
+                "no built-in scene preset of that name and no such file; built-in scene \
                  presets: {}",
                 names.join(", ")
             ),
@@ -240,6 +262,42 @@ impl ScenePreset {
                 ),
             )?;
             SceneKind::Rooms(p)
+        } else if kind_name == "gates" {
+            let course = s.choice("course", "gates-indoor", GATE_COURSES)?;
+            let course_preset = crate::preset::Preset::load(&course)?;
+            let p = GatesParams {
+                course,
+                course_preset,
+                pillars: s.uint("pillars", 12, 0, 1000)?,
+                pillar_radius_min_m: s.float("pillar_radius_min_m", 0.3, 0.05, 20.0)?,
+                pillar_radius_max_m: s.float("pillar_radius_max_m", 0.8, 0.05, 20.0)?,
+                pillar_height_m: s.float("pillar_height_m", 6.0, 0.5, 1000.0)?,
+                corridor_m: s.float("corridor_m", 2.5, 0.0, 1000.0)?,
+            };
+            if p.pillar_radius_min_m > p.pillar_radius_max_m {
+                return Err(err(format!(
+                    "key `gates.pillar_radius_min_m` = {}: expected at most \
+                     `gates.pillar_radius_max_m` = {}",
+                    p.pillar_radius_min_m, p.pillar_radius_max_m
+                )));
+            }
+            // The course spans about ±2·scale around the origin; it must fit the domain.
+            let span = 4.0 * p.course_preset.track.scale_m;
+            if span > size_m {
+                return Err(err(format!(
+                    "`scene.size_m` = {size_m}: expected at least 4 × the course preset's \
+                     `track.scale_m` = {span} m, so that `{}` courses fit the domain",
+                    p.course
+                )));
+            }
+            if p.pillar_height_m > size_m - 0.5 {
+                return Err(err(format!(
+                    "key `gates.pillar_height_m` = {}: expected below `scene.size_m` − 0.5 = {}",
+                    p.pillar_height_m,
+                    size_m - 0.5
+                )));
+            }
+            SceneKind::Gates(p)
         } else {
             let p = ForestParams {
                 trees: s.uint("trees", 28, 0, 1000)?,
@@ -327,6 +385,7 @@ impl ScenePreset {
         match self.kind {
             SceneKind::Rooms(_) => "rooms",
             SceneKind::Forest(_) => "forest",
+            SceneKind::Gates(_) => "gates",
         }
     }
 
@@ -438,12 +497,7 @@ impl<'a> Section<'a> {
                 toml::Value::String(s) if allowed.contains(&s.as_str()) => s.clone(),
                 _ => {
                     let list: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
-                    let mut expected = format!("one of {}", list.join(", "));
-                    if value.as_str() == Some("gates") {
-                        expected.push_str(
-                            " (\"gates\" needs gate courses, which this build does not have yet)",
-                        );
-                    }
+                    let expected = format!("one of {}", list.join(", "));
                     return Err(self.error(key, value, &expected));
                 }
             },
