@@ -123,7 +123,7 @@ pub enum SceneKind {
     /// See [`ForestParams`].
     Forest(ForestParams),
     /// See [`GatesParams`].
-    Gates(GatesParams),
+    Gates(Box<GatesParams>),
 }
 
 /// A fully resolved scene preset.
@@ -297,7 +297,7 @@ impl ScenePreset {
                     size_m - 0.5
                 )));
             }
-            SceneKind::Gates(p)
+            SceneKind::Gates(Box::new(p))
         } else {
             let p = ForestParams {
                 trees: s.uint("trees", 28, 0, 1000)?,
