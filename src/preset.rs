@@ -553,13 +553,19 @@ impl Preset {
 
     /// SHA-256 of [`resolved_toml`](Self::resolved_toml), lowercase hex.
     pub fn hash(&self) -> String {
-        let digest = Sha256::digest(self.resolved.as_bytes());
-        digest.iter().map(|b| format!("{b:02x}")).collect()
+        sha256_hex(&self.resolved)
     }
 }
 
+/// SHA-256 of `text`, lowercase hex: the hash of a resolved preset.
+pub(crate) fn sha256_hex(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// One `[section]` of a preset being read: tracks which keys were used and records resolved values.
-struct Section<'a> {
+/// Shared by the track presets and the scene presets ([`crate::scene::preset`]).
+pub(crate) struct Section<'a> {
     name: String,
     table: Option<&'a toml::Table>,
     used: BTreeSet<String>,
@@ -568,7 +574,7 @@ struct Section<'a> {
 }
 
 impl<'a> Section<'a> {
-    fn new(root: &'a toml::Table, name: &str, source: &'a str) -> Result<Self> {
+    pub(crate) fn new(root: &'a toml::Table, name: &str, source: &'a str) -> Result<Self> {
         let table = match root.get(name) {
             None => None,
             Some(toml::Value::Table(t)) => Some(t),
@@ -588,19 +594,19 @@ impl<'a> Section<'a> {
         })
     }
 
-    fn error(&self, key: &str, value: &toml::Value, expected: &str) -> Error {
+    pub(crate) fn error(&self, key: &str, value: &toml::Value, expected: &str) -> Error {
         Error::Preset {
             source_name: self.source.to_string(),
             message: format!("key `{}.{key}` = {value}: expected {expected}", self.name),
         }
     }
 
-    fn raw(&mut self, key: &str) -> Option<&'a toml::Value> {
+    pub(crate) fn raw(&mut self, key: &str) -> Option<&'a toml::Value> {
         self.used.insert(key.to_string());
         self.table.and_then(|t| t.get(key))
     }
 
-    fn float(&mut self, key: &str, default: f32, lo: f32, hi: f32) -> Result<f32> {
+    pub(crate) fn float(&mut self, key: &str, default: f32, lo: f32, hi: f32) -> Result<f32> {
         let expected = format!("a number in [{lo}, {hi}]");
         let v = match self.raw(key) {
             None => default,
@@ -623,7 +629,7 @@ impl<'a> Section<'a> {
         Ok(v)
     }
 
-    fn uint(&mut self, key: &str, default: u32, lo: u32, hi: u32) -> Result<u32> {
+    pub(crate) fn uint(&mut self, key: &str, default: u32, lo: u32, hi: u32) -> Result<u32> {
         let expected = format!("an integer in [{lo}, {hi}]");
         let v = match self.raw(key) {
             None => default,
@@ -637,7 +643,7 @@ impl<'a> Section<'a> {
         Ok(v)
     }
 
-    fn boolean(&mut self, key: &str, default: bool) -> Result<bool> {
+    pub(crate) fn boolean(&mut self, key: &str, default: bool) -> Result<bool> {
         let v = match self.raw(key) {
             None => default,
             Some(toml::Value::Boolean(b)) => *b,
@@ -648,7 +654,7 @@ impl<'a> Section<'a> {
         Ok(v)
     }
 
-    fn choice(&mut self, key: &str, default: &str, allowed: &[&str]) -> Result<String> {
+    pub(crate) fn choice(&mut self, key: &str, default: &str, allowed: &[&str]) -> Result<String> {
         let v = match self.raw(key) {
             None => default.to_string(),
             Some(value) => match value {
@@ -665,7 +671,7 @@ impl<'a> Section<'a> {
     }
 
     /// Rejects unknown keys and adds the resolved section to `out`.
-    fn finish(self, out: &mut toml::Table) -> Result<()> {
+    pub(crate) fn finish(self, out: &mut toml::Table) -> Result<()> {
         if let Some(t) = self.table {
             for (key, value) in t {
                 if !self.used.contains(key) {

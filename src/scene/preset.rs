@@ -13,8 +13,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
-
+use crate::preset::{sha256_hex, Section};
 use crate::{Error, Result};
 
 /// The built-in scene presets: `(name, TOML text)`.
@@ -396,135 +395,6 @@ impl ScenePreset {
 
     /// SHA-256 of [`resolved_toml`](Self::resolved_toml), lowercase hex.
     pub fn hash(&self) -> String {
-        let digest = Sha256::digest(self.resolved.as_bytes());
-        digest.iter().map(|b| format!("{b:02x}")).collect()
-    }
-}
-
-/// One `[section]` being read: which keys were used, and the resolved values.
-struct Section<'a> {
-    name: String,
-    table: Option<&'a toml::Table>,
-    used: BTreeSet<String>,
-    resolved: toml::Table,
-    source: &'a str,
-}
-
-impl<'a> Section<'a> {
-    fn new(root: &'a toml::Table, name: &str, source: &'a str) -> Result<Self> {
-        let table = match root.get(name) {
-            None => None,
-            Some(toml::Value::Table(t)) => Some(t),
-            Some(other) => {
-                return Err(Error::Preset {
-                    source_name: source.to_string(),
-                    message: format!("`{name}` = {other}: expected a table ([{name}])"),
-                })
-            }
-        };
-        Ok(Self {
-            name: name.to_string(),
-            table,
-            used: BTreeSet::new(),
-            resolved: toml::Table::new(),
-            source,
-        })
-    }
-
-    fn error(&self, key: &str, value: &toml::Value, expected: &str) -> Error {
-        Error::Preset {
-            source_name: self.source.to_string(),
-            message: format!("key `{}.{key}` = {value}: expected {expected}", self.name),
-        }
-    }
-
-    fn raw(&mut self, key: &str) -> Option<&'a toml::Value> {
-        self.used.insert(key.to_string());
-        self.table.and_then(|t| t.get(key))
-    }
-
-    fn float(&mut self, key: &str, default: f32, lo: f32, hi: f32) -> Result<f32> {
-        let expected = format!("a number in [{lo}, {hi}]");
-        let v = match self.raw(key) {
-            None => default,
-            Some(value) => {
-                let x = match value {
-                    toml::Value::Float(f) => *f,
-                    toml::Value::Integer(i) => *i as f64,
-                    _ => return Err(self.error(key, value, &expected)),
-                };
-                let xf = x as f32;
-                if !(xf >= lo && xf <= hi) {
-                    return Err(self.error(key, value, &expected));
-                }
-                xf
-            }
-        };
-        self.resolved
-            .insert(key.to_string(), toml::Value::Float(f64::from(v)));
-        Ok(v)
-    }
-
-    fn uint(&mut self, key: &str, default: u32, lo: u32, hi: u32) -> Result<u32> {
-        let expected = format!("an integer in [{lo}, {hi}]");
-        let v = match self.raw(key) {
-            None => default,
-            Some(value) => match value {
-                toml::Value::Integer(i) if *i >= i64::from(lo) && *i <= i64::from(hi) => *i as u32,
-                _ => return Err(self.error(key, value, &expected)),
-            },
-        };
-        self.resolved
-            .insert(key.to_string(), toml::Value::Integer(i64::from(v)));
-        Ok(v)
-    }
-
-    fn boolean(&mut self, key: &str, default: bool) -> Result<bool> {
-        let v = match self.raw(key) {
-            None => default,
-            Some(toml::Value::Boolean(b)) => *b,
-            Some(value) => return Err(self.error(key, value, "true or false")),
-        };
-        self.resolved
-            .insert(key.to_string(), toml::Value::Boolean(v));
-        Ok(v)
-    }
-
-    fn choice(&mut self, key: &str, default: &str, allowed: &[&str]) -> Result<String> {
-        let v = match self.raw(key) {
-            None => default.to_string(),
-            Some(value) => match value {
-                toml::Value::String(s) if allowed.contains(&s.as_str()) => s.clone(),
-                _ => {
-                    let list: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
-                    let expected = format!("one of {}", list.join(", "));
-                    return Err(self.error(key, value, &expected));
-                }
-            },
-        };
-        self.resolved
-            .insert(key.to_string(), toml::Value::String(v.clone()));
-        Ok(v)
-    }
-
-    /// Rejects unknown keys and adds the resolved section to `out`.
-    fn finish(self, out: &mut toml::Table) -> Result<()> {
-        if let Some(t) = self.table {
-            for (key, value) in t {
-                if !self.used.contains(key) {
-                    let known: Vec<&str> = self.used.iter().map(String::as_str).collect();
-                    return Err(Error::Preset {
-                        source_name: self.source.to_string(),
-                        message: format!(
-                            "unknown key `{}.{key}` = {value}: expected one of {}",
-                            self.name,
-                            known.join(", ")
-                        ),
-                    });
-                }
-            }
-        }
-        out.insert(self.name, toml::Value::Table(self.resolved));
-        Ok(())
+        sha256_hex(&self.resolved)
     }
 }
