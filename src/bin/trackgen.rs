@@ -7,18 +7,17 @@
 
 use std::io::Write;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
 use trackgen::corpus::{write_corpus, Corpus, DEFAULT_CHUNK_ENVS};
 use trackgen::course::{Binding, Course, CourseConfig, PurePursuit};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, BUILTIN, DEFAULT};
-use trackgen::render::{contact_sheet, gate_sheet};
+use trackgen::render::{contact_sheet, gate_sheet, write_png};
 use trackgen::track::Pipeline;
 use trackgen::{Error, Result};
 
@@ -294,37 +293,6 @@ fn preview(args: PreviewArgs) -> Result<()> {
         sheet.width(),
         sheet.height()
     ))
-}
-
-/// Writes the PNG to a sibling temp file and renames it over `path`.
-fn write_png(path: &Path, image: &image::RgbImage) -> Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::Invalid(format!("--out {}: expected a file name", path.display())))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let file = std::fs::File::create(&tmp).map_err(|e| Error::io(path, e))?;
-        let mut out = std::io::BufWriter::new(file);
-        let encoder =
-            PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive);
-        image
-            .write_with_encoder(encoder)
-            .map_err(|e| Error::io(path, std::io::Error::other(e)))?;
-        let file = out
-            .into_inner()
-            .map_err(|e| Error::io(path, e.into_error()))?;
-        file.sync_all().map_err(|e| Error::io(path, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
-    })();
-    if result.is_err() {
-        // Best effort: the write error is what the user needs to see.
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 fn bench(args: BenchArgs) -> Result<()> {

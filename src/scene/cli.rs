@@ -356,7 +356,7 @@ pub fn preview_scene(args: PreviewSceneArgs) -> Result<()> {
         )));
     }
     let image = preview::preview(&view, args.env, height, args.size, &Launch::new())?;
-    preview::write_png(&args.out, &image)?;
+    crate::render::write_png(&args.out, &image)?;
     emit(&format!(
         "drew env {} of {} into {} ({}x{} px: depth from the default camera | slice z = {height} m)\n",
         args.env,

@@ -7,9 +7,6 @@
 //! the background colour. The slice is the plane `z = slice height` over the whole domain:
 //! solids brown, free space blue with a band every voxel-truncation, surfaces black.
 
-use std::path::Path;
-
-use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{Rgb, RgbImage};
 
 use super::raycast::{cast_rays, sdf_at, CastOptions, RayEnvs, RayOutputs, HIT};
@@ -152,35 +149,4 @@ pub fn preview(
     image::imageops::replace(&mut out, &depth, 0, 0);
     image::imageops::replace(&mut out, &slice, i64::from(depth.width() + gap), 0);
     Ok(out)
-}
-
-/// Writes `image` as PNG to a sibling temporary file and renames it over `path`.
-pub fn write_png(path: &Path, image: &RgbImage) -> Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::Invalid(format!("{}: expected a file name", path.display())))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let file = std::fs::File::create(&tmp).map_err(|e| Error::io(path, e))?;
-        let mut out = std::io::BufWriter::new(file);
-        let encoder =
-            PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive);
-        image
-            .write_with_encoder(encoder)
-            .map_err(|e| Error::io(path, std::io::Error::other(e)))?;
-        let file = out
-            .into_inner()
-            .map_err(|e| Error::io(path, e.into_error()))?;
-        file.sync_all().map_err(|e| Error::io(path, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
-    })();
-    if result.is_err() {
-        // Best effort: the write error is what the caller needs to see.
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
