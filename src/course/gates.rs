@@ -657,13 +657,7 @@ impl GatePipeline {
     /// Unmasked envs' buffers are not written. An all-zero mask does no per-env work.
     pub fn regenerate(&mut self, seed: u64, mask: &[u8], batch: &mut GateBatch) -> Result<()> {
         self.check_batch(batch)?;
-        if mask.len() != self.n_envs {
-            return Err(Error::Invalid(format!(
-                "mask has {} entries: expected one per env ({})",
-                mask.len(),
-                self.n_envs
-            )));
-        }
+        Launch::check_mask(mask, self.n_envs)?;
         let launch = self.launch.clone();
         let mut result = Ok(());
         launch.skip_unless(mask, || result = self.run_masked(seed, mask, batch));

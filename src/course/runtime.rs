@@ -837,14 +837,7 @@ impl Course {
     }
 
     fn check_mask(&self, mask: &[u8]) -> Result<()> {
-        if mask.len() != self.n_envs {
-            return Err(Error::Invalid(format!(
-                "mask has {} entries: expected one per env ({})",
-                mask.len(),
-                self.n_envs
-            )));
-        }
-        Ok(())
+        Launch::check_mask(mask, self.n_envs)
     }
 
     /// Regenerates the masked envs at their generation, rebuilds their geometry, resets them.

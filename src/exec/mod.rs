@@ -82,6 +82,18 @@ impl Launch {
         });
     }
 
+    /// Checks that `mask` holds one flag per env of an `n_envs` batch (the shape every masked
+    /// operation — `regenerate`, `reset` — takes).
+    pub fn check_mask(mask: &[u8], n_envs: usize) -> Result<()> {
+        if mask.len() != n_envs {
+            return Err(Error::Invalid(format!(
+                "mask has {} entries: expected one per env ({n_envs})",
+                mask.len()
+            )));
+        }
+        Ok(())
+    }
+
     /// Whether any flag is non-zero: the condition of [`skip_unless`](Self::skip_unless) and of
     /// each [`bounded_loop`](Self::bounded_loop) window (on CUDA, a one-block reduction kernel).
     pub fn any(&self, flags: &[u8]) -> bool {

@@ -169,13 +169,7 @@ impl Pipeline {
     /// Unmasked envs' buffers are not written. An all-zero mask does no per-env work.
     pub fn regenerate(&mut self, seed: u64, mask: &[u8], batch: &mut TrackBatch) -> Result<()> {
         self.check_batch(batch)?;
-        if mask.len() != self.n_envs {
-            return Err(Error::Invalid(format!(
-                "mask has {} entries: expected one per env ({})",
-                mask.len(),
-                self.n_envs
-            )));
-        }
+        Launch::check_mask(mask, self.n_envs)?;
         let launch = self.launch.clone();
         launch.skip_unless(mask, || self.run_masked(seed, mask, batch));
         Ok(())
