@@ -56,6 +56,8 @@ struct Scratch {
     lattice: Vec<f32>,
     active: Vec<u8>,
     gen_active: Vec<u8>,
+    /// An all-ones mask: what `generate` regenerates.
+    all: Vec<u8>,
     relax_active: Vec<u8>,
     attempt: Vec<u8>,
     ok: Vec<u8>,
@@ -103,6 +105,7 @@ impl Pipeline {
             lattice: vec![0.0; per_env(lattice_len, "lattice words")?],
             active: vec![0; n_envs],
             gen_active: vec![0; n_envs],
+            all: vec![1; n_envs],
             relax_active: vec![0; n_envs],
             attempt: vec![0; n_envs],
             ok: vec![0; n_envs],
@@ -161,8 +164,10 @@ impl Pipeline {
     pub fn generate(&mut self, seed: u64, generation: u32, batch: &mut TrackBatch) -> Result<()> {
         self.check_batch(batch)?;
         batch.generation.fill(generation);
-        let mask = vec![1u8; self.n_envs];
-        self.regenerate(seed, &mask, batch)
+        let all = std::mem::take(&mut self.scratch.all);
+        let result = self.regenerate(seed, &all, batch);
+        self.scratch.all = all;
+        result
     }
 
     /// Regenerates exactly the envs with `mask[e] != 0`, each at its own `batch.generation[e]`.

@@ -41,13 +41,6 @@ pub struct RelaxScratch<'a> {
     pub disp: &'a mut [P2],
 }
 
-/// Cyclic index distance of `i` and `j` on a loop of `n`.
-#[inline]
-pub fn cyclic_gap(i: usize, j: usize, n: usize) -> usize {
-    let d = i.abs_diff(j);
-    d.min(n - d)
-}
-
 /// [`violation`] flag: some turn is tighter than the minimum radius.
 pub const TOO_TIGHT: u8 = 1;
 /// [`violation`] flag: some non-neighbouring points are too close.
