@@ -7,6 +7,9 @@ use std::process::{Command, Output};
 
 use trackgen::corpus::read_corpus;
 
+mod dir_listing;
+use dir_listing::{entries, files};
+
 fn trackgen(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trackgen"))
         .args(args)
@@ -47,31 +50,6 @@ fn assert_fails(o: &Output, code: i32, needles: &[&str]) {
     for needle in needles {
         assert!(err.contains(needle), "expected {needle:?} in stderr: {err}");
     }
-}
-
-/// Every file of a directory, sorted by name, with its bytes.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]

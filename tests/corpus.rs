@@ -15,37 +15,15 @@ use trackgen::preset::Preset;
 use trackgen::track::{Pipeline, TrackBatch};
 use trackgen::Error;
 
+mod dir_listing;
+use dir_listing::{entries, files};
+
 fn preset() -> Preset {
     Preset::load("track").unwrap()
 }
 
 fn write(dir: &Path, range: std::ops::Range<u64>, chunk: usize) -> Manifest {
     write_corpus(dir, &preset(), 7, 3, range, chunk, Launch::new(), false).unwrap()
-}
-
-/// Every file of a corpus directory, sorted by name, with its bytes.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]

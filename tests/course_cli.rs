@@ -11,6 +11,9 @@ use trackgen::course::GatePipeline;
 use trackgen::exec::Launch;
 use trackgen::preset::Preset;
 
+mod dir_listing;
+use dir_listing::files;
+
 fn trackgen(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trackgen"))
         .args(args)
@@ -29,21 +32,6 @@ fn ok(o: &Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
 }
 
 #[test]
