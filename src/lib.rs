@@ -30,6 +30,7 @@
 //! # Ok::<(), trackgen::Error>(())
 //! ```
 
+pub mod atomic;
 pub mod corpus;
 pub mod course;
 pub mod error;

@@ -21,8 +21,9 @@ use std::path::Path;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::RgbImage;
 
+use crate::atomic::write_atomic;
 use crate::track::TrackBatch;
-use crate::{Error, Result};
+use crate::Result;
 use raster::{Canvas, Colour, Px};
 
 pub use gates::gate_sheet;
@@ -272,36 +273,15 @@ fn draw_arrow(canvas: &mut Canvas, center: &[Px], road_px: f32) {
     canvas.triangle(tip, left, right, ARROW);
 }
 
-/// Writes `image` as PNG to a sibling temporary file, syncs it and renames it over `path`, so a
-/// failed write never leaves a half-written picture at `path`.
+/// Writes `image` as PNG to `path` atomically ([`crate::atomic::write_atomic`]).
 pub fn write_png(path: &Path, image: &RgbImage) -> Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::Invalid(format!("{}: expected a file name", path.display())))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let file = std::fs::File::create(&tmp).map_err(|e| Error::io(path, e))?;
-        let mut out = std::io::BufWriter::new(file);
+    write_atomic(path, |out| {
         let encoder =
-            PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive);
+            PngEncoder::new_with_quality(out, CompressionType::Best, FilterType::Adaptive);
         image
             .write_with_encoder(encoder)
-            .map_err(|e| Error::io(path, std::io::Error::other(e)))?;
-        let file = out
-            .into_inner()
-            .map_err(|e| Error::io(path, e.into_error()))?;
-        file.sync_all().map_err(|e| Error::io(path, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
-    })();
-    if result.is_err() {
-        // Best effort: the write error is what the caller needs to see.
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+            .map_err(std::io::Error::other)
+    })
 }
 
 #[cfg(test)]

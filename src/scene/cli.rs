@@ -13,6 +13,7 @@ use super::generate::FLOOR_MARGIN_M;
 use super::primitive::export_json;
 use super::raycast::{cast_rays, CastOptions, RayEnvs, RayOutputs, HIT};
 use super::{build_preset, generate_env, preview, ScenePreset};
+use crate::atomic::write_atomic;
 use crate::corpus::npy::{parse_header, Dtype, NpyWriter};
 use crate::exec::Launch;
 use crate::{Error, Result};
@@ -131,29 +132,6 @@ fn emit(text: &str) -> Result<()> {
     }
 }
 
-/// Writes `bytes` to a sibling temporary file and renames it over `path`.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::Invalid(format!("{}: expected a file name", path.display())))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        f.write_all(bytes).map_err(|e| Error::io(path, e))?;
-        f.sync_all().map_err(|e| Error::io(path, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
-    })();
-    if result.is_err() {
-        // Best effort: the write error is what the user needs to see.
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 /// Runs `trackgen scene`.
 pub fn scene(args: SceneArgs) -> Result<()> {
     if args.envs == 0 {
@@ -198,7 +176,7 @@ pub fn scene(args: SceneArgs) -> Result<()> {
             args.seed,
             args.generation,
         );
-        write_atomic(json, text.as_bytes())?;
+        write_atomic(json, |out| out.write_all(text.as_bytes()))?;
     }
     let st = pool.stats();
     emit(&format!(

@@ -37,13 +37,14 @@
 //! of a validated pool is bounded by its levels.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::dag::{
     ref_kind, ref_payload, Brick, EnvEntry, Node, PoolInfo, PoolView, BOUND_UNIT_VOX, BRICK,
     KIND_BRICK, KIND_NODE,
 };
+use crate::atomic::write_atomic;
 use crate::{Error, Result};
 
 /// The file's first eight bytes.
@@ -232,32 +233,9 @@ pub fn encode(view: &PoolView) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Writes `view` to `path` atomically: a sibling temporary file, fsynced, renamed over `path`.
+/// Writes `view` to `path` atomically ([`crate::atomic::write_atomic`]); returns the bytes written.
 pub fn write_scene_file(path: &Path, view: &PoolView) -> Result<u64> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::Invalid(format!("{}: expected a file name", path.display())))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        let n = write_to(view, &mut out).map_err(|e| Error::io(path, e))?;
-        let file = out
-            .into_inner()
-            .map_err(|e| Error::io(path, e.into_error()))?;
-        file.sync_all().map_err(|e| Error::io(path, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
-        Ok(n)
-    })();
-    if result.is_err() {
-        // Best effort: the write error is what the caller needs to see.
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    write_atomic(path, |out| write_to(view, out))
 }
 
 /// The bytes behind a loaded file.
