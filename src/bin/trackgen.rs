@@ -201,13 +201,6 @@ fn parse_threads(text: &str) -> std::result::Result<usize, String> {
     }
 }
 
-fn launch_for(threads: Option<usize>) -> Result<Launch> {
-    match threads {
-        None => Ok(Launch::new()),
-        Some(t) => Launch::with_threads(t),
-    }
-}
-
 /// Writes `text` to stdout; a closed pipe (`| head`) ends output quietly.
 fn emit(text: &str) -> Result<()> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
@@ -237,7 +230,7 @@ fn generate(args: GenerateArgs) -> Result<()> {
         return Err(Error::Invalid("--chunk-envs 0: expected at least 1".into()));
     }
     let preset = Preset::load(&args.preset)?;
-    let launch = launch_for(args.threads)?;
+    let launch = Launch::for_threads(args.threads)?;
     let threads = launch.threads();
     let started = Instant::now();
     let manifest = write_corpus(

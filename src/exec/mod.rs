@@ -52,6 +52,15 @@ impl Launch {
         })
     }
 
+    /// The context a `--threads` option asks for: `None` → [`Launch::new`] (the global pool),
+    /// `Some(t)` → [`Launch::with_threads`]`(t)`.
+    pub fn for_threads(threads: Option<usize>) -> Result<Self> {
+        match threads {
+            None => Ok(Self::new()),
+            Some(t) => Self::with_threads(t),
+        }
+    }
+
     /// The number of worker threads lanes run on.
     pub fn threads(&self) -> usize {
         match &self.pool {

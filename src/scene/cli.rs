@@ -117,13 +117,6 @@ pub struct BenchSceneArgs {
     pub seed: u64,
 }
 
-fn launch_for(threads: Option<usize>) -> Result<Launch> {
-    match threads {
-        None => Ok(Launch::new()),
-        Some(t) => Launch::with_threads(t),
-    }
-}
-
 /// Writes `text` to stdout; a closed pipe ends output quietly.
 fn emit(text: &str) -> Result<()> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
@@ -152,7 +145,7 @@ pub fn scene(args: SceneArgs) -> Result<()> {
         )));
     }
     let preset = ScenePreset::load(&args.preset)?;
-    let launch = launch_for(args.threads)?;
+    let launch = Launch::for_threads(args.threads)?;
     let started = Instant::now();
     let pool = build_preset(
         &preset,
@@ -257,7 +250,7 @@ pub fn raycast(args: RaycastArgs) -> Result<()> {
     let origins: Vec<[f32; 3]> = values.chunks_exact(6).map(|r| [r[0], r[1], r[2]]).collect();
     let dirs: Vec<[f32; 3]> = values.chunks_exact(6).map(|r| [r[3], r[4], r[5]]).collect();
     let (mut dist, mut hit, mut steps) = (vec![0.0f32; n], vec![0u8; n], vec![0u32; n]);
-    let launch = launch_for(args.threads)?;
+    let launch = Launch::for_threads(args.threads)?;
     let started = Instant::now();
     if n > 0 {
         cast_rays(
