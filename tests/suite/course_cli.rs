@@ -11,8 +11,7 @@ use trackgen::course::GatePipeline;
 use trackgen::exec::Launch;
 use trackgen::preset::Preset;
 
-mod dir_listing;
-use dir_listing::files;
+use crate::dir_listing::files;
 
 fn trackgen(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trackgen"))

@@ -7,8 +7,7 @@ use std::process::{Command, Output};
 
 use trackgen::corpus::read_corpus;
 
-mod dir_listing;
-use dir_listing::{entries, files};
+use crate::dir_listing::{entries, files};
 
 fn trackgen(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trackgen"))

@@ -2,7 +2,7 @@
 //! Rust implementation to the bit.
 //!
 //! The headers are compiled as host C++ (the compiler the `cc` crate finds, `-std=c++17 -O2
-//! -ffp-contract=off -fno-fast-math`) into the driver `tests/twin/driver.cpp`, which goes through
+//! -ffp-contract=off -fno-fast-math`) into the driver `tests/suite/twin/driver.cpp`, which goes through
 //! the same per-lane dispatch (`kernels/common/selftest.cuh`) as the device self-test kernels.
 //! The test writes inputs to files, runs the driver, and compares its outputs with Rust's:
 //!
@@ -108,7 +108,7 @@ impl Driver {
             .args(["-Wall", "-Wextra", "-Werror"])
             .arg("-I")
             .arg(root.join("kernels"))
-            .arg(root.join("tests/twin/driver.cpp"))
+            .arg(root.join("tests/suite/twin/driver.cpp"))
             .arg("-o")
             .arg(&exe)
             .output()

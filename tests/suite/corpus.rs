@@ -15,8 +15,7 @@ use trackgen::preset::Preset;
 use trackgen::track::{Pipeline, TrackBatch};
 use trackgen::Error;
 
-mod dir_listing;
-use dir_listing::{entries, files};
+use crate::dir_listing::{entries, files};
 
 fn preset() -> Preset {
     Preset::load("track").unwrap()

@@ -3,9 +3,7 @@
 //! Crossings forward and backward, wrong checkpoint, laps, `dist_to_next`, `s`/`n`
 //! localization, off-track, box-vs-band, box-vs-disc and sphere-vs-frame collision.
 
-mod course_support;
-
-use course_support::*;
+use crate::course_support::*;
 use trackgen::course::{CourseConfig, PurePursuit};
 use trackgen::math::sin_cos;
 

@@ -2,9 +2,7 @@
 //! give the documented outputs, never a panic; wrong buffer lengths and misuse are errors that
 //! name both lengths; bad configs are named.
 
-mod course_support;
-
-use course_support::*;
+use crate::course_support::*;
 use trackgen::course::{Binding, Course, CourseConfig, Mode, PurePursuit, StepOutputs};
 use trackgen::exec::Launch;
 use trackgen::preset::Preset;

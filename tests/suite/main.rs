@@ -1,0 +1,28 @@
+//! The integration test suite: one test binary with a module per area, so a fresh `cargo test`
+//! compiles and links the crate into as few executables as possible. (`course_alloc` stays its own
+//! binary: it installs a counting global allocator.)
+
+mod cli;
+mod corpus;
+mod course_cli;
+mod course_contracts;
+mod course_fixtures;
+mod course_gates;
+mod course_laps;
+mod course_regenerate;
+mod course_support;
+mod determinism;
+mod dir_listing;
+mod golden;
+mod math_accuracy;
+mod nvrtc_kernels;
+mod presets;
+mod scene_cli;
+mod scene_file;
+mod scene_presets;
+mod scene_raycast;
+mod scene_sdf;
+mod stage_plugin;
+mod twin_math_rng;
+mod validity;
+mod zprofile;
