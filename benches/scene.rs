@@ -16,7 +16,7 @@ fn sdf(c: &mut Criterion) {
     let mut group = c.benchmark_group("sdf_build_1thread");
     group.sample_size(10);
     for res in [128u32, 256] {
-        let scenes = vec![generate_env(&rooms, 0, 0, 0), objects_scene(true)];
+        let scenes = vec![generate_env(&rooms, 0, 0, 0).unwrap(), objects_scene(true)];
         group.throughput(Throughput::Elements(2 * u64::from(res).pow(3)));
         group.bench_function(BenchmarkId::new("rooms0+objects", res), |b| {
             b.iter(|| {

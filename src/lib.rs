@@ -35,6 +35,7 @@ pub mod corpus;
 pub mod course;
 pub mod error;
 pub mod exec;
+pub mod geom;
 pub mod math;
 pub mod preset;
 pub mod render;

@@ -18,11 +18,12 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use super::dag::{PoolBuilder, PoolInfo, BRICK_VOXELS, NODE_BYTES};
-use super::primitive::{quat_from_euler, EnvScene, Primitive, Shape, IDENTITY};
+use super::primitive::{EnvScene, Primitive, Shape};
 use super::raycast::{cast_rays, CastOptions, RayEnvs, RayOutputs, HIT};
 use super::sensor::{PinholeCamera, Pose};
-use super::{build_preset, generate_env, ScenePreset};
+use super::{build_preset, generate_env, generate_envs, ScenePreset};
 use crate::exec::Launch;
+use crate::geom::{self, from_euler, Quat, Vec2, Vec3, IDENTITY};
 use crate::math::sin_cos;
 use crate::{Error, Result};
 
@@ -61,21 +62,21 @@ impl Default for BenchOptions {
 pub fn objects_scene(rotated: bool) -> EnvScene {
     let rot = |k: f32| {
         if rotated {
-            quat_from_euler(0.52 + 0.31 * k, 0.23 + 0.11 * k, 0.17 * k)
+            from_euler(0.52 + 0.31 * k, 0.23 + 0.11 * k, 0.17 * k)
         } else {
             IDENTITY
         }
     };
     let boxed = |c: [f32; 3], h: [f32; 3], k: f32| {
         Primitive::union(Shape::Box {
-            center: c,
+            center: c.into(),
             rotation: rot(k),
-            half_extents: h,
+            half_extents: h.into(),
         })
     };
     let primitives = vec![
         Primitive::union(Shape::Plane {
-            normal: [0.0, 0.0, 1.0],
+            normal: Vec3::Z,
             offset: 0.0,
         }),
         boxed([-4.0, -3.0, 1.0], [1.0, 1.5, 1.0], 0.0),
@@ -83,40 +84,40 @@ pub fn objects_scene(rotated: bool) -> EnvScene {
         boxed([-3.0, 4.0, 1.5], [0.5, 2.0, 1.5], 2.0),
         boxed([4.0, 3.5, 0.5], [1.5, 1.5, 0.5], 3.0),
         Primitive::union(Shape::Sphere {
-            center: [0.0, 0.0, 1.0],
+            center: Vec3::new(0.0, 0.0, 1.0),
             radius: 1.0,
         }),
         Primitive::union(Shape::Sphere {
-            center: [1.5, -1.0, 3.0],
+            center: Vec3::new(1.5, -1.0, 3.0),
             radius: 0.6,
         }),
         Primitive::union(Shape::Capsule {
-            a: [-1.0, 2.0, 0.5],
+            a: Vec3::new(-1.0, 2.0, 0.5),
             b: if rotated {
-                [0.8, 2.6, 2.4]
+                Vec3::new(0.8, 2.6, 2.4)
             } else {
-                [-1.0, 2.0, 2.5]
+                Vec3::new(-1.0, 2.0, 2.5)
             },
             radius: 0.4,
         }),
         Primitive::union(Shape::Cylinder {
-            center: [2.0, 1.0, 1.5],
+            center: Vec3::new(2.0, 1.0, 1.5),
             rotation: rot(5.0),
             radius: 0.5,
             half_height: 1.5,
         }),
         Primitive::union(Shape::GateFrame {
-            center: [-0.5, -4.5, 1.5],
+            center: Vec3::new(-0.5, -4.5, 1.5),
             rotation: rot(6.0),
-            outer_half: [1.2, 1.2],
-            inner_half: [0.95, 0.95],
+            outer_half: Vec2::new(1.2, 1.2),
+            inner_half: Vec2::new(0.95, 0.95),
             half_depth: 0.1,
         }),
     ];
     EnvScene {
-        origin: [-8.0, -8.0, -0.5],
+        origin: Vec3::new(-8.0, -8.0, -0.5),
         size_m: 16.0,
-        spawn: [0.0, -2.0, 1.5],
+        spawn: Vec3::new(0.0, -2.0, 1.5),
         primitives,
     }
 }
@@ -128,21 +129,13 @@ pub fn rotate_yaw(scene: &EnvScene, yaw: f32) -> EnvScene {
         scene.origin[1] + 0.5 * scene.size_m,
     ];
     let (s, co) = sin_cos(yaw);
-    let point = |p: [f32; 3]| {
-        let (x, y) = (p[0] - c[0], p[1] - c[1]);
-        [c[0] + co * x - s * y, c[1] + s * x + co * y, p[2]]
+    let point = |p: Vec3| {
+        let (x, y) = (p.x - c[0], p.y - c[1]);
+        Vec3::new(c[0] + co * x - s * y, c[1] + s * x + co * y, p.z)
     };
-    let dir = |v: [f32; 3]| [co * v[0] - s * v[1], s * v[0] + co * v[1], v[2]];
-    let q = quat_from_euler(yaw, 0.0, 0.0);
-    let turn = |r: [f32; 4]| {
-        let ([aw, ax, ay, az], [bw, bx, by, bz]) = (q, r);
-        [
-            aw * bw - ax * bx - ay * by - az * bz,
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-        ]
-    };
+    let dir = |v: Vec3| Vec3::new(co * v.x - s * v.y, s * v.x + co * v.y, v.z);
+    let q = from_euler(yaw, 0.0, 0.0);
+    let turn = |r: Quat| geom::compose(q, r);
     let primitives = scene
         .primitives
         .iter()
@@ -150,11 +143,10 @@ pub fn rotate_yaw(scene: &EnvScene, yaw: f32) -> EnvScene {
             let shape = match p.shape.clone() {
                 Shape::Plane { normal, offset } => {
                     // The plane through the rotated foot point.
-                    let foot = [normal[0] * offset, normal[1] * offset, normal[2] * offset];
-                    let (n, f) = (dir(normal), point(foot));
+                    let (n, f) = (dir(normal), point(normal * offset));
                     Shape::Plane {
                         normal: n,
-                        offset: n[0] * f[0] + n[1] * f[1] + n[2] * f[2],
+                        offset: n.dot(f),
                     }
                 }
                 Shape::Box {
@@ -241,8 +233,8 @@ pub fn camera_poses(view: &super::PoolView) -> Vec<Pose> {
         .enumerate()
         .map(|(e, env)| {
             let (s, c) = sin_cos(e as f32 * 2.4);
-            let p = env.spawn;
-            Pose::look_at(p, [p[0] + c, p[1] + s, p[2]])
+            let p = Vec3::from(env.spawn);
+            Pose::look_at(p, p + Vec3::new(c, s, 0.0))
         })
         .collect()
 }
@@ -278,9 +270,7 @@ pub fn bench_scene(opts: &BenchOptions) -> Result<String> {
     for &r in &opts.resolutions {
         for preset in [&rooms, &forest] {
             let info = PoolInfo::new(r, preset.truncation_vox)?;
-            let scenes: Vec<EnvScene> = (0..opts.sdf_envs)
-                .map(|e| generate_env(preset, opts.seed, e, 0))
-                .collect();
+            let scenes = generate_envs(preset, opts.seed, 0, 0..opts.sdf_envs, &launch)?;
             let mut b = PoolBuilder::new(info);
             let t = Instant::now();
             let stats = b.add_scenes(&scenes, &launch)?;
@@ -300,7 +290,7 @@ pub fn bench_scene(opts: &BenchOptions) -> Result<String> {
     }
     for &r in &opts.resolutions {
         let dense = 2.0 * f64::from(r).powi(3);
-        let room0 = generate_env(&rooms, opts.seed, 0, 0);
+        let room0 = generate_env(&rooms, opts.seed, 0, 0)?;
         let cases = [
             ("objects axis-aligned", objects_scene(false), 4.0),
             ("objects rotated", objects_scene(true), 4.0),
@@ -312,7 +302,7 @@ pub fn bench_scene(opts: &BenchOptions) -> Result<String> {
             ),
             (
                 "forest#0",
-                generate_env(&forest, opts.seed, 0, 0),
+                generate_env(&forest, opts.seed, 0, 0)?,
                 forest.truncation_vox,
             ),
         ];

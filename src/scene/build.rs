@@ -17,11 +17,14 @@
 //! codes are exact while a brick costs 512 × (nearby terms) evaluations, not 512 × (all terms).
 //! Uniform bounds are capped at the box's `τ`, the distance up to which the culled list is exact.
 
+use super::compiled::{Compiled, CompiledScene, Kind};
 use super::dag::{
     brick_hash, make_ref, node_hash, ref_kind, uniform_bound, uniform_ref, Brick, Dedup, EnvEntry,
     LocalTree, Node, PoolInfo, BRICK, BRICK_VOXELS, KIND_INSIDE, KIND_OUTSIDE,
 };
-use super::primitive::{fmax, fmin, Compiled, CompiledScene, EnvScene, Kind};
+use super::primitive::EnvScene;
+use crate::geom::sdf::{fmax, fmin};
+use crate::geom::Vec3;
 use crate::{Error, Result};
 
 /// `√3/2`, rounded up.
@@ -70,27 +73,27 @@ impl PrimitiveSource {
                 scene.size_m
             )));
         }
-        if !scene.origin.iter().all(|v| v.is_finite()) {
+        if !scene.origin.is_finite() {
             return Err(Error::Invalid(format!(
                 "scene origin {:?}: expected finite coordinates",
-                scene.origin
+                scene.origin.to_array()
             )));
         }
         Ok(Self {
             terms: compiled.terms,
-            origin: scene.origin,
+            origin: scene.origin.to_array(),
             voxel_m: scene.size_m / info.resolution as f32,
             truncation: info.truncation_vox,
         })
     }
 
     /// World position of the voxel-space point `v`.
-    fn world(&self, v: [f32; 3]) -> [f32; 3] {
-        [
+    fn world(&self, v: [f32; 3]) -> Vec3 {
+        Vec3::new(
             self.origin[0] + v[0] * self.voxel_m,
             self.origin[1] + v[1] * self.voxel_m,
             self.origin[2] + v[2] * self.voxel_m,
-        ]
+        )
     }
 }
 
@@ -171,12 +174,12 @@ fn fill_term(t: &Compiled, xs: &[f32; 8], ys: &[f32; 8], zs: &[f32; 8], out: &mu
         ys: &[f32; 8],
         zs: &[f32; 8],
         out: &mut [f32; 512],
-        f: impl Fn(&Compiled, [f32; 3]) -> f32,
+        f: impl Fn(&Compiled, Vec3) -> f32,
     ) {
         for (z, plane) in out.chunks_exact_mut(64).enumerate() {
             for (y, row) in plane.chunks_exact_mut(8).enumerate() {
                 for (x, v) in row.iter_mut().enumerate() {
-                    let d = f(t, [xs[x], ys[y], zs[z]]);
+                    let d = f(t, Vec3::new(xs[x], ys[y], zs[z]));
                     *v = if t.subtract {
                         fmax(*v, -d)
                     } else {
@@ -371,9 +374,9 @@ impl super::dag::PoolBuilder {
                             Error::Invalid(format!("env {}: {e}", self.n_envs() + i))
                         })?;
                         let entry = EnvEntry {
-                            origin: scene.origin,
+                            origin: scene.origin.to_array(),
                             voxel_size: source.voxel_m,
-                            spawn: scene.spawn,
+                            spawn: scene.spawn.to_array(),
                             root: 0,
                         };
                         Ok(build_tree(&source, &info, entry))

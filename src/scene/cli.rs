@@ -10,9 +10,9 @@ use std::time::Instant;
 use super::bench::{bench_scene as run_bench, BenchOptions};
 use super::file::{write_scene_file, SceneFile};
 use super::generate::FLOOR_MARGIN_M;
-use super::primitive::export_json;
+use super::json::export_json;
 use super::raycast::{cast_rays, CastOptions, RayEnvs, RayOutputs, HIT};
-use super::{build_preset, generate_env, preview, ScenePreset};
+use super::{build_preset, generate_envs, preview, ScenePreset};
 use crate::atomic::write_atomic;
 use crate::corpus::npy::{parse_header, Dtype, NpyWriter};
 use crate::exec::Launch;
@@ -158,9 +158,7 @@ pub fn scene(args: SceneArgs) -> Result<()> {
     let view = pool.view();
     let bytes = write_scene_file(&args.out, &view)?;
     if let Some(json) = &args.primitives_json {
-        let scenes: Vec<_> = (0..args.envs)
-            .map(|e| generate_env(&preset, args.seed, e, args.generation))
-            .collect();
+        let scenes = generate_envs(&preset, args.seed, args.generation, 0..args.envs, &launch)?;
         let text = export_json(
             &scenes,
             0,

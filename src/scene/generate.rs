@@ -10,61 +10,95 @@
 //!   around the spawn point), each a tilted cylinder trunk with a capsule or ball canopy, and rocks
 //!   (rotated rounded boxes or balls).
 //!
+//! - **gates**: each env's gate course (from its course preset, for the same seed, env and
+//!   generation as a gate corpus holds it) as gate frames, a ground plane, and pillars outside the
+//!   flight corridor. One [`GatePipeline`] generates the courses of all envs of a call.
+//!
 //! Every draw loop has a fixed cap, so generation time is bounded.
 
 use super::preset::{ForestParams, GatesParams, RoomsParams, SceneKind, ScenePreset};
-use super::primitive::{quat_from_euler, EnvScene, Primitive, Shape, IDENTITY};
-use crate::course::GatePipeline;
+use super::primitive::{EnvScene, Primitive, Shape};
+use crate::course::{GateBatch, GatePipeline};
 use crate::exec::Launch;
+use crate::geom::{self, from_euler, Quat, Vec2, Vec3, IDENTITY};
 use crate::math::{sin_cos, PI, TAU};
 use crate::rng::LaneRng;
+use crate::Result;
 
-/// The random stream of the rooms generator.
-pub const STAGE_ROOMS: u32 = 0x5C00_0001;
-/// The random stream of the forest generator.
-pub const STAGE_FOREST: u32 = 0x5C00_0002;
-/// The random stream of the gates scene's pillars (the gates come from the course's own streams).
-pub const STAGE_GATES: u32 = 0x5C00_0003;
+/// The scene generators' random-stream ids (the gates come from the course's own streams).
+mod stream {
+    /// The rooms generator.
+    pub const SCENE_ROOMS: u32 = 0x5C00_0001;
+    /// The forest generator.
+    pub const SCENE_FOREST: u32 = 0x5C00_0002;
+    /// The gates scene's pillars.
+    pub const SCENE_GATES: u32 = 0x5C00_0003;
+}
 
 /// Height of each domain's floor above the domain's bottom face, metres.
 pub const FLOOR_MARGIN_M: f32 = 0.5;
 
 /// Env `env`'s scene under `preset`, `seed` and `generation`.
-pub fn generate_env(preset: &ScenePreset, seed: u64, env: u64, generation: u32) -> EnvScene {
+pub fn generate_env(
+    preset: &ScenePreset,
+    seed: u64,
+    env: u64,
+    generation: u32,
+) -> Result<EnvScene> {
+    let mut one = generate_envs(preset, seed, generation, env..env + 1, &Launch::new())?;
+    Ok(one.remove(0))
+}
+
+/// The scenes of envs `envs` under `preset`, `seed` and `generation` (element `i` is env
+/// `envs.start + i`), generated in parallel on `launch`. A `gates` preset draws all the envs'
+/// gate courses with one [`GatePipeline`] run.
+pub fn generate_envs(
+    preset: &ScenePreset,
+    seed: u64,
+    generation: u32,
+    envs: std::ops::Range<u64>,
+    launch: &Launch,
+) -> Result<Vec<EnvScene>> {
+    use rayon::prelude::*;
     let s = preset.size_m;
-    let origin = [-0.5 * s, -0.5 * s, -FLOOR_MARGIN_M];
-    match &preset.kind {
-        SceneKind::Rooms(p) => {
-            let mut rng = LaneRng::new(seed, env, generation, STAGE_ROOMS);
-            let (primitives, spawn) = rooms(p, &mut rng);
-            EnvScene {
-                origin,
-                size_m: s,
-                spawn,
-                primitives,
-            }
-        }
+    let origin = Vec3::new(-0.5 * s, -0.5 * s, -FLOOR_MARGIN_M);
+    let scene = |(primitives, spawn)| EnvScene {
+        origin,
+        size_m: s,
+        spawn,
+        primitives,
+    };
+    let courses = match &preset.kind {
         SceneKind::Gates(p) => {
-            let mut rng = LaneRng::new(seed, env, generation, STAGE_GATES);
-            let (primitives, spawn) = gates(p, seed, env, generation, 0.5 * s, &mut rng);
-            EnvScene {
-                origin,
-                size_m: s,
-                spawn,
-                primitives,
-            }
+            let n = (envs.end - envs.start) as usize;
+            let mut pipeline = GatePipeline::new(&p.course_preset, n, launch.clone())?;
+            let mut batch = pipeline.new_batch(envs.start)?;
+            pipeline.generate(seed, generation, &mut batch)?;
+            Some(batch)
         }
-        SceneKind::Forest(p) => {
-            let mut rng = LaneRng::new(seed, env, generation, STAGE_FOREST);
-            let half = 0.5 * s;
-            EnvScene {
-                origin,
-                size_m: s,
-                spawn: [0.0, 0.0, 1.5],
-                primitives: forest(p, half, &mut rng),
-            }
-        }
-    }
+        _ => None,
+    };
+    Ok(launch.install(|| {
+        envs.clone()
+            .into_par_iter()
+            .map(|env| match &preset.kind {
+                SceneKind::Rooms(p) => {
+                    let mut rng = LaneRng::new(seed, env, generation, stream::SCENE_ROOMS);
+                    scene(rooms(p, &mut rng))
+                }
+                SceneKind::Gates(p) => {
+                    let mut rng = LaneRng::new(seed, env, generation, stream::SCENE_GATES);
+                    let batch = courses.as_ref().expect("set for a gates preset above");
+                    let row = (env - envs.start) as usize;
+                    scene(gates(p, batch, row, 0.5 * s, &mut rng))
+                }
+                SceneKind::Forest(p) => {
+                    let mut rng = LaneRng::new(seed, env, generation, stream::SCENE_FOREST);
+                    scene((forest(p, 0.5 * s, &mut rng), Vec3::new(0.0, 0.0, 1.5)))
+                }
+            })
+            .collect()
+    }))
 }
 
 /// `x` rounded to a multiple of `snap` (unchanged when `snap` is 0).
@@ -78,9 +112,9 @@ fn snap(x: f32, step: f32) -> f32 {
 
 fn axis_box(center: [f32; 3], half: [f32; 3]) -> Shape {
     Shape::Box {
-        center,
+        center: Vec3::from(center),
         rotation: IDENTITY,
-        half_extents: half,
+        half_extents: Vec3::from(half),
     }
 }
 
@@ -93,7 +127,7 @@ enum Wall {
 
 // The loops index walls by grid coordinates, which also place them.
 #[allow(clippy::needless_range_loop)]
-fn rooms(p: &RoomsParams, rng: &mut LaneRng) -> (Vec<Primitive>, [f32; 3]) {
+fn rooms(p: &RoomsParams, rng: &mut LaneRng) -> (Vec<Primitive>, Vec3) {
     let n = p.grid as usize;
     let cell = p.cell_m;
     let t = p.wall_thickness_m;
@@ -209,12 +243,12 @@ fn rooms(p: &RoomsParams, rng: &mut LaneRng) -> (Vec<Primitive>, [f32; 3]) {
     }
     prims.extend(cuts);
     prims.push(Primitive::union(Shape::Plane {
-        normal: [0.0, 0.0, 1.0],
+        normal: Vec3::Z,
         offset: 0.0,
     }));
     if p.ceiling {
         prims.push(Primitive::union(Shape::Plane {
-            normal: [0.0, 0.0, -1.0],
+            normal: -Vec3::Z,
             offset: -p.wall_height_m,
         }));
     }
@@ -270,13 +304,13 @@ fn rooms(p: &RoomsParams, rng: &mut LaneRng) -> (Vec<Primitive>, [f32; 3]) {
                     let shape = match style {
                         0 => axis_box([x, y, hz], [hx, hy, hz]),
                         1 => Shape::RoundedBox {
-                            center: [x, y, hz],
+                            center: Vec3::new(x, y, hz),
                             rotation: IDENTITY,
-                            half_extents: [hx, hy, hz],
+                            half_extents: Vec3::new(hx, hy, hz),
                             radius: 0.08f32.min(hx).min(hy).min(hz),
                         },
                         _ => Shape::Cylinder {
-                            center: [x, y, hz],
+                            center: Vec3::new(x, y, hz),
                             rotation: IDENTITY,
                             radius: hx.min(hy),
                             half_height: hz,
@@ -289,17 +323,17 @@ fn rooms(p: &RoomsParams, rng: &mut LaneRng) -> (Vec<Primitive>, [f32; 3]) {
         }
     }
     let room = rng.below((n * n) as u32) as usize;
-    let spawn = [
+    let spawn = Vec3::new(
         x0 + ((room % n) as f32 + 0.5) * cell,
         x0 + ((room / n) as f32 + 0.5) * cell,
         1.2f32.min(0.5 * p.wall_height_m),
-    ];
+    );
     (prims, spawn)
 }
 
 fn forest(p: &ForestParams, half: f32, rng: &mut LaneRng) -> Vec<Primitive> {
     let mut prims = vec![Primitive::union(Shape::Plane {
-        normal: [0.0, 0.0, 1.0],
+        normal: Vec3::Z,
         offset: 0.0,
     })];
     let margin = 1.0f32.min(0.2 * half);
@@ -322,16 +356,10 @@ fn forest(p: &ForestParams, half: f32, rng: &mut LaneRng) -> Vec<Primitive> {
             let height = rng.range(p.tree_height_min_m, p.tree_height_max_m);
             let yaw = rng.range(-PI, PI);
             let tilt = rng.range(0.0, p.tilt_max_deg) * (PI / 180.0);
-            let rotation = quat_from_euler(yaw, tilt, 0.0);
-            let axis = super::primitive::quat_axes(rotation)[2];
-            let base = [x, y, -0.2];
-            let along = |s: f32| {
-                [
-                    base[0] + axis[0] * s,
-                    base[1] + axis[1] * s,
-                    base[2] + axis[2] * s,
-                ]
-            };
+            let rotation = from_euler(yaw, tilt, 0.0);
+            let axis = geom::axes(rotation)[2];
+            let base = Vec3::new(x, y, -0.2);
+            let along = |s: f32| base + axis * s;
             prims.push(Primitive::union(Shape::Cylinder {
                 center: along(0.5 * height),
                 rotation,
@@ -364,37 +392,29 @@ fn forest(p: &ForestParams, half: f32, rng: &mut LaneRng) -> Vec<Primitive> {
         let size = rng.range(p.rock_size_min_m, p.rock_size_max_m);
         if rng.below(2) == 0 {
             let (s, c) = sin_cos(rng.range(0.0, TAU));
-            let half_extents = [
+            let half_extents = Vec3::new(
                 0.5 * size,
                 0.5 * size * (0.6 + 0.4 * s.abs()),
                 0.35 * size * (0.6 + 0.4 * c.abs()),
-            ];
+            );
             prims.push(Primitive::union(Shape::RoundedBox {
-                center: [x, y, 0.1 * size],
-                rotation: quat_from_euler(
+                center: Vec3::new(x, y, 0.1 * size),
+                rotation: from_euler(
                     rng.range(-PI, PI),
                     rng.range(-0.5, 0.5),
                     rng.range(-0.5, 0.5),
                 ),
                 half_extents,
-                radius: 0.3 * half_extents[2],
+                radius: 0.3 * half_extents.z,
             }));
         } else {
             prims.push(Primitive::union(Shape::Sphere {
-                center: [x, y, -0.1 * size],
+                center: Vec3::new(x, y, -0.1 * size),
                 radius: 0.5 * size,
             }));
         }
     }
     prims
-}
-
-/// The course's `[x, y, z, w]` orientation (local x forward) as the scene's `[w, x, y, z]` gate
-/// rotation (the frame lies in local xz and is flown along local y): `q_course · q_z(−90°)`.
-fn gate_rotation(q: [f32; 4]) -> [f32; 4] {
-    let [ax, ay, az, aw] = q;
-    let h = std::f32::consts::FRAC_1_SQRT_2;
-    [h * (aw + az), h * (ax - ay), h * (ax + ay), h * (az - aw)]
 }
 
 /// Distance from `p` to the segment `a`–`b` in plan view.
@@ -410,38 +430,31 @@ fn plan_distance(p: [f32; 2], a: [f32; 3], b: [f32; 3]) -> f32 {
     (ex * ex + ey * ey).sqrt()
 }
 
-/// One env of the `gates` scene: its gate course's frames (generated for the same seed, env and
-/// generation as a gate corpus would hold them), a ground plane at z = 0, and pillars outside the
-/// corridor around the closed flight line through the gates. Spawn: 2 m before gate 0.
+/// One env of the `gates` scene: the gate course in `batch` row `row` as gate frames (flown
+/// along their local `x`, the course's own orientation), a ground plane at z = 0, and pillars
+/// outside the corridor around the closed flight line through the gates. Spawn: 2 m before gate 0.
 fn gates(
     p: &GatesParams,
-    seed: u64,
-    env: u64,
-    generation: u32,
+    batch: &GateBatch,
+    row: usize,
     half: f32,
     rng: &mut LaneRng,
-) -> (Vec<Primitive>, [f32; 3]) {
-    let mut pipeline = GatePipeline::new(&p.course_preset, 1, Launch::new())
-        .expect("a built-in gate preset builds a pipeline");
-    let mut batch = pipeline
-        .new_batch(env)
-        .expect("a one-env batch is representable");
-    pipeline
-        .generate(seed, generation, &mut batch)
-        .expect("the batch matches its pipeline");
-    let n = batch.count[0] as usize;
+) -> (Vec<Primitive>, Vec3) {
+    let first = row * batch.g_max;
+    let n = batch.count[row] as usize;
+    let pos = |g: usize| Vec3::from(batch.pos[first + g]);
     let t = batch.thickness_m;
     let mut prims = vec![Primitive::union(Shape::Plane {
-        normal: [0.0, 0.0, 1.0],
+        normal: Vec3::Z,
         offset: 0.0,
     })];
     for g in 0..n {
-        let [w, h] = batch.size[g];
+        let [w, h] = batch.size[first + g];
         prims.push(Primitive::union(Shape::GateFrame {
-            center: batch.pos[g],
-            rotation: gate_rotation(batch.quat[g]),
-            outer_half: [0.5 * w + t, 0.5 * h + t],
-            inner_half: [0.5 * w, 0.5 * h],
+            center: pos(g),
+            rotation: Quat::from_array(batch.quat[first + g]),
+            outer_half: Vec2::new(0.5 * w + t, 0.5 * h + t),
+            inner_half: Vec2::new(0.5 * w, 0.5 * h),
             half_depth: 0.5 * t,
         }));
     }
@@ -451,11 +464,12 @@ fn gates(
             let r = rng.range(p.pillar_radius_min_m, p.pillar_radius_max_m);
             let xy = [rng.range(-reach, reach), rng.range(-reach, reach)];
             let clear = (0..n).all(|g| {
-                plan_distance(xy, batch.pos[g], batch.pos[(g + 1) % n]) >= p.corridor_m + r
+                plan_distance(xy, pos(g).to_array(), pos((g + 1) % n).to_array())
+                    >= p.corridor_m + r
             });
             if clear {
                 prims.push(Primitive::union(Shape::Cylinder {
-                    center: [xy[0], xy[1], 0.5 * p.pillar_height_m],
+                    center: Vec3::new(xy[0], xy[1], 0.5 * p.pillar_height_m),
                     rotation: IDENTITY,
                     radius: r,
                     half_height: 0.5 * p.pillar_height_m,
@@ -465,11 +479,10 @@ fn gates(
         }
     }
     let spawn = if n > 0 {
-        let f = crate::course::gates::forward_axis(batch.quat[0]);
-        let g = batch.pos[0];
-        [g[0] - 2.0 * f[0], g[1] - 2.0 * f[1], g[2] - 2.0 * f[2]]
+        let f = geom::forward(Quat::from_array(batch.quat[first]));
+        pos(0) - f * 2.0
     } else {
-        [0.0, 0.0, 1.5]
+        Vec3::new(0.0, 0.0, 1.5)
     };
     (prims, spawn)
 }

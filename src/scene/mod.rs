@@ -2,10 +2,11 @@
 //!
 //! The pipeline, one module per step:
 //!
-//! 1. [`generate`]: each env's scene from a [`ScenePreset`] (`rooms`, `forest`) as an ordered
-//!    list of [`Primitive`]s (plane, oriented box, rounded box, sphere, capsule, cylinder, gate
-//!    frame; union and subtraction) — the env's analytic ground truth, exportable as JSON
-//!    ([`export_json`], schema in [`primitive`]). The `gates` kind waits for gate courses.
+//! 1. [`generate`]: each env's scene from a [`ScenePreset`] (`rooms`, `forest`, `gates`: the
+//!    env's gate course as frames) as an ordered list of [`Primitive`]s (plane, oriented box,
+//!    rounded box, sphere, capsule, cylinder, gate frame; union and subtraction) — the env's
+//!    analytic ground truth, exportable as JSON ([`export_json`], schema in [`primitive`]);
+//!    [`compiled`] evaluates them.
 //! 2. [`build`]: the signed distance at the voxel centres of a cubic grid of `R` voxels per side,
 //!    evaluated top down so that provably uniform boxes cost one evaluation and a brick costs
 //!    512 × its *nearby* primitives (per-box culling); or a dense field from voxel occupancy by
@@ -31,9 +32,11 @@
 pub mod bench;
 pub mod build;
 pub mod cli;
+pub mod compiled;
 pub mod dag;
 pub mod file;
 pub mod generate;
+pub mod json;
 pub mod preset;
 pub mod preview;
 pub mod primitive;
@@ -42,11 +45,13 @@ pub mod sensor;
 pub mod sweep;
 
 pub use build::{BuildStats, DenseField};
+pub use compiled::CompiledScene;
 pub use dag::{DedupStats, EnvEntry, Node, PoolBuilder, PoolInfo, PoolView, ScenePool};
 pub use file::{write_scene_file, SceneFile};
-pub use generate::generate_env;
+pub use generate::{generate_env, generate_envs};
+pub use json::{export_json, import_json};
 pub use preset::ScenePreset;
-pub use primitive::{export_json, import_json, EnvScene, Op, Primitive, Shape};
+pub use primitive::{EnvScene, Op, Primitive, Shape};
 pub use raycast::{cast_rays, CastOptions, RayEnvs, RayOutputs, BUDGET, HIT, MISS};
 pub use sensor::{LidarRing, PinholeCamera, Pose};
 pub use sweep::from_occupancy;
@@ -79,7 +84,6 @@ pub fn build_preset(
     resolution: Option<u32>,
     launch: &Launch,
 ) -> Result<ScenePool> {
-    use rayon::prelude::*;
     if n_envs == 0 {
         return Err(crate::Error::Invalid(
             "n_envs = 0: expected at least 1 env".into(),
@@ -93,12 +97,7 @@ pub fn build_preset(
     let mut start = 0;
     while start < n_envs {
         let end = (start + GENERATE_BATCH).min(n_envs);
-        let scenes: Vec<EnvScene> = launch.install(|| {
-            (start..end)
-                .into_par_iter()
-                .map(|e| generate_env(preset, seed, e, generation))
-                .collect()
-        });
+        let scenes = generate_envs(preset, seed, generation, start..end, launch)?;
         builder.add_scenes(&scenes, launch)?;
         start = end;
     }

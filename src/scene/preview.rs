@@ -13,6 +13,7 @@ use super::raycast::{cast_rays, sdf_at, CastOptions, RayEnvs, RayOutputs, HIT};
 use super::sensor::{PinholeCamera, Pose};
 use super::PoolView;
 use crate::exec::Launch;
+use crate::geom::Vec3;
 use crate::{Error, Result};
 
 const MISS_COLOUR: [u8; 3] = [40, 44, 52];
@@ -21,7 +22,7 @@ const MISS_COLOUR: [u8; 3] = [40, 44, 52];
 pub fn default_camera(view: &PoolView, env: usize) -> Result<Pose> {
     let e = env_entry(view, env)?;
     let size = e.voxel_size * view.info().resolution as f32;
-    let at = |f: [f32; 3]| [0, 1, 2].map(|a| e.origin[a] + size * f[a]);
+    let at = |f: [f32; 3]| Vec3::from([0, 1, 2].map(|a| e.origin[a] + size * f[a]));
     Ok(Pose::look_at(at([-0.25, -0.25, 0.9]), at([0.5, 0.5, 0.05])))
 }
 

@@ -54,8 +54,8 @@ use super::dag::{
     ref_kind, ref_payload, uniform_bound, EnvEntry, PoolView, CODE_MAX, KIND_BRICK, KIND_INSIDE,
     KIND_OUTSIDE,
 };
-use super::primitive::{fmax, fmin};
 use crate::exec::Launch;
+use crate::geom::sdf::{fmax, fmin};
 use crate::{Error, Result};
 
 /// `hit` value: no surface before `max_distance`.

@@ -7,20 +7,17 @@
 //! (`world = body ∘ mount`). Sensor frames follow the robotics convention: `+x` forward,
 //! `+y` left, `+z` up.
 
-use bytemuck::{Pod, Zeroable};
-
-use super::primitive::{quat_axes, Quat, IDENTITY};
+use crate::geom::{self, Quat, Vec3};
 use crate::math::sin_cos;
 use crate::{Error, Result};
 
-/// A rigid pose: a position (metres) and a rotation (unit quaternion `[w, x, y, z]`, local →
-/// world).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+/// A rigid pose: a position (metres) and a rotation (unit quaternion `[x, y, z, w]`, local →
+/// world; body axes `+x` forward, `+y` left, `+z` up).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {
     /// Position, metres.
-    pub position: [f32; 3],
-    /// Rotation, `[w, x, y, z]`.
+    pub position: Vec3,
+    /// Rotation.
     pub rotation: Quat,
 }
 
@@ -33,117 +30,47 @@ impl Default for Pose {
 impl Pose {
     /// The identity pose.
     pub const IDENTITY: Pose = Pose {
-        position: [0.0; 3],
-        rotation: IDENTITY,
+        position: Vec3::ZERO,
+        rotation: geom::IDENTITY,
     };
 
     /// `self ∘ child`: `child` expressed in `self`'s frame, mapped to the world.
     pub fn compose(&self, child: &Pose) -> Pose {
-        let p = self.apply_dir(child.position);
-        let [aw, ax, ay, az] = self.rotation;
-        let [bw, bx, by, bz] = child.rotation;
         Pose {
-            position: [
-                self.position[0] + p[0],
-                self.position[1] + p[1],
-                self.position[2] + p[2],
-            ],
-            rotation: [
-                aw * bw - ax * bx - ay * by - az * bz,
-                aw * bx + ax * bw + ay * bz - az * by,
-                aw * by - ax * bz + ay * bw + az * bx,
-                aw * bz + ax * by - ay * bx + az * bw,
-            ],
+            position: self.position + self.apply_dir(child.position),
+            rotation: geom::compose(self.rotation, child.rotation),
         }
     }
 
     /// The pose at `position` whose `+x` points at `target` and whose `+y` is horizontal
     /// (`+z` as up as it can be); looking straight up or down picks `+y` = world `+y`.
-    pub fn look_at(position: [f32; 3], target: [f32; 3]) -> Pose {
-        let norm = |v: [f32; 3]| {
-            let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    pub fn look_at(position: Vec3, target: Vec3) -> Pose {
+        let norm = |v: Vec3| {
+            let n = v.length();
             if n > 0.0 {
-                [v[0] / n, v[1] / n, v[2] / n]
+                v / n
             } else {
-                [1.0, 0.0, 0.0]
+                Vec3::X
             }
         };
-        let cross = |a: [f32; 3], b: [f32; 3]| {
-            [
-                a[1] * b[2] - a[2] * b[1],
-                a[2] * b[0] - a[0] * b[2],
-                a[0] * b[1] - a[1] * b[0],
-            ]
-        };
-        let x = norm([
-            target[0] - position[0],
-            target[1] - position[1],
-            target[2] - position[2],
-        ]);
-        let side = cross([0.0, 0.0, 1.0], x);
-        let y = if side[0] * side[0] + side[1] * side[1] > 1e-12 {
+        let x = norm(target - position);
+        let side = Vec3::Z.cross(x);
+        let y = if side.x * side.x + side.y * side.y > 1e-12 {
             norm(side)
         } else {
-            [0.0, 1.0, 0.0]
+            Vec3::Y
         };
-        let z = cross(x, y);
+        let z = x.cross(y);
         Pose {
             position,
-            rotation: quat_from_axes(x, y, z),
+            rotation: geom::from_axes(x, y, z),
         }
     }
 
     /// A local direction in world coordinates.
-    pub fn apply_dir(&self, v: [f32; 3]) -> [f32; 3] {
-        let a = quat_axes(self.rotation);
-        [
-            a[0][0] * v[0] + a[1][0] * v[1] + a[2][0] * v[2],
-            a[0][1] * v[0] + a[1][1] * v[1] + a[2][1] * v[2],
-            a[0][2] * v[0] + a[1][2] * v[1] + a[2][2] * v[2],
-        ]
+    pub fn apply_dir(&self, v: Vec3) -> Vec3 {
+        geom::rotate(self.rotation, v)
     }
-}
-
-/// The unit quaternion of the rotation whose columns (local axes in world) are `x`, `y`, `z`
-/// (Shepperd's method: the largest of the four squared components decides the branch).
-fn quat_from_axes(x: [f32; 3], y: [f32; 3], z: [f32; 3]) -> Quat {
-    let (m00, m11, m22) = (x[0], y[1], z[2]);
-    let trace = m00 + m11 + m22;
-    let q = if trace > 0.0 {
-        let s = (trace + 1.0).sqrt() * 2.0;
-        [
-            0.25 * s,
-            (y[2] - z[1]) / s,
-            (z[0] - x[2]) / s,
-            (x[1] - y[0]) / s,
-        ]
-    } else if m00 > m11 && m00 > m22 {
-        let s = (1.0 + m00 - m11 - m22).sqrt() * 2.0;
-        [
-            (y[2] - z[1]) / s,
-            0.25 * s,
-            (y[0] + x[1]) / s,
-            (z[0] + x[2]) / s,
-        ]
-    } else if m11 > m22 {
-        let s = (1.0 + m11 - m00 - m22).sqrt() * 2.0;
-        [
-            (z[0] - x[2]) / s,
-            (y[0] + x[1]) / s,
-            0.25 * s,
-            (z[1] + y[2]) / s,
-        ]
-    } else {
-        let s = (1.0 + m22 - m00 - m11).sqrt() * 2.0;
-        [
-            (x[1] - y[0]) / s,
-            (z[0] + x[2]) / s,
-            (z[1] + y[2]) / s,
-            0.25 * s,
-        ]
-    };
-    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
 }
 
 fn check_buffers(envs: usize, per_env: usize, origins: usize, dirs: usize) -> Result<()> {
@@ -170,8 +97,8 @@ fn emit(
     for (e, body) in bodies.iter().enumerate() {
         let pose = body.compose(mount);
         for (j, &l) in local_dirs.iter().enumerate() {
-            origins[e * k + j] = pose.position;
-            dirs[e * k + j] = pose.apply_dir(l);
+            origins[e * k + j] = pose.position.to_array();
+            dirs[e * k + j] = pose.apply_dir(Vec3::from(l)).to_array();
         }
     }
     Ok(())

@@ -5,7 +5,7 @@
 use trackgen::exec::Launch;
 use trackgen::scene::dag::PoolInfo;
 use trackgen::scene::preset::{SceneKind, BUILTIN};
-use trackgen::scene::primitive::CompiledScene;
+use trackgen::scene::CompiledScene;
 use trackgen::scene::{
     build_preset, export_json, generate_env, import_json, PoolBuilder, ScenePreset, Shape,
 };
@@ -109,7 +109,7 @@ fn gates_scene_matches_the_gate_course() {
     let mut batch = course.new_batch(0).unwrap();
     course.generate(seed, generation, &mut batch).unwrap();
     for env in 0..envs {
-        let scene = generate_env(&preset, seed, env, generation);
+        let scene = generate_env(&preset, seed, env, generation).unwrap();
         let e = env as usize;
         let n = batch.count[e] as usize;
         let frames = scene
@@ -164,16 +164,28 @@ fn gates_scene_matches_the_gate_course() {
 fn an_env_is_a_pure_function_of_preset_seed_env_generation() {
     for name in ["rooms", "forest"] {
         let p = ScenePreset::load(name).unwrap();
-        assert_eq!(generate_env(&p, 4, 17, 2), generate_env(&p, 4, 17, 2));
-        assert_ne!(generate_env(&p, 4, 17, 2), generate_env(&p, 5, 17, 2));
-        assert_ne!(generate_env(&p, 4, 17, 2), generate_env(&p, 4, 18, 2));
-        assert_ne!(generate_env(&p, 4, 17, 2), generate_env(&p, 4, 17, 3));
+        assert_eq!(
+            generate_env(&p, 4, 17, 2).unwrap(),
+            generate_env(&p, 4, 17, 2).unwrap()
+        );
+        assert_ne!(
+            generate_env(&p, 4, 17, 2).unwrap(),
+            generate_env(&p, 5, 17, 2).unwrap()
+        );
+        assert_ne!(
+            generate_env(&p, 4, 17, 2).unwrap(),
+            generate_env(&p, 4, 18, 2).unwrap()
+        );
+        assert_ne!(
+            generate_env(&p, 4, 17, 2).unwrap(),
+            generate_env(&p, 4, 17, 3).unwrap()
+        );
         // Env 3 built in a batch of 6 holds the same field as env 3 built alone.
         let batch = build_preset(&p, 4, 0, 6, Some(32), &Launch::with_threads(2).unwrap()).unwrap();
         let mut alone = PoolBuilder::new(PoolInfo::new(32, p.truncation_vox).unwrap());
         alone
             .add_scenes(
-                &[generate_env(&p, 4, 3, 0)],
+                &[generate_env(&p, 4, 3, 0).unwrap()],
                 &Launch::with_threads(1).unwrap(),
             )
             .unwrap();
@@ -197,7 +209,7 @@ fn spawn_points_are_free_and_scenes_are_inside_their_domain() {
     for name in ["rooms", "forest"] {
         let p = ScenePreset::load(name).unwrap();
         for e in 0..40 {
-            let s = generate_env(&p, 1, e, 0);
+            let s = generate_env(&p, 1, e, 0).unwrap();
             let d = CompiledScene::new(&s.primitives).unwrap().distance(s.spawn);
             assert!(
                 d > 0.3,
@@ -228,7 +240,7 @@ fn rooms_use_every_primitive_kind_they_promise() {
     let mut kinds = std::collections::BTreeSet::new();
     let mut subtract = 0;
     for e in 0..20 {
-        for prim in generate_env(&p, 0, e, 0).primitives {
+        for prim in generate_env(&p, 0, e, 0).unwrap().primitives {
             let json = serde_json::to_value(&prim).unwrap();
             kinds.insert(json["kind"].as_str().unwrap().to_string());
             subtract += usize::from(prim.op == trackgen::scene::Op::Subtract);
@@ -243,11 +255,11 @@ fn rooms_use_every_primitive_kind_they_promise() {
 #[test]
 fn json_export_round_trips_with_the_documented_schema() {
     let p = ScenePreset::load("forest").unwrap();
-    let scenes: Vec<_> = (5..8).map(|e| generate_env(&p, 2, e, 1)).collect();
+    let scenes: Vec<_> = (5..8).map(|e| generate_env(&p, 2, e, 1).unwrap()).collect();
     let text = export_json(&scenes, 5, &p.source, &p.hash(), 2, 1);
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(doc["format"], "trackgen-scene-primitives");
-    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["version"], 2);
     assert_eq!(doc["seed"], 2);
     assert_eq!(doc["generation"], 1);
     assert_eq!(doc["envs"][0]["env"], 5);
@@ -259,6 +271,21 @@ fn json_export_round_trips_with_the_documented_schema() {
     for key in ["center", "rotation", "radius", "half_height"] {
         assert!(prim.get(key).is_some(), "cylinder lacks {key}: {prim}");
     }
+    // Rotations are [x, y, z, w]: the trunk is tilted about a horizontal axis after its yaw, so
+    // its rotation is the one the scene holds, scalar last.
+    let Shape::Cylinder { rotation, .. } = &scenes[0].primitives[1].shape else {
+        panic!("primitive 1 of a forest env is a trunk");
+    };
+    let json_rot: Vec<f32> = prim["rotation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap() as f32)
+        .collect();
+    assert_eq!(json_rot, rotation.to_array().to_vec());
+    let old = text.replacen("\"version\": 2", "\"version\": 1", 1);
+    let e = import_json(&old).unwrap_err().to_string();
+    assert!(e.contains("version") && e.contains("[x, y, z, w]"), "{e}");
     let back = import_json(&text).unwrap();
     assert_eq!(back.len(), 3);
     for ((env, scene), (i, orig)) in back.iter().zip(scenes.iter().enumerate()) {

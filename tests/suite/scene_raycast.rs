@@ -4,9 +4,10 @@
 
 use rayon::prelude::*;
 use trackgen::exec::Launch;
+use trackgen::geom::{axes as quat_axes, from_euler, Quat, Vec3, IDENTITY};
 use trackgen::rng::LaneRng;
-use trackgen::scene::primitive::{quat_axes, quat_from_euler, CompiledScene, IDENTITY};
 use trackgen::scene::raycast::sdf_at;
+use trackgen::scene::CompiledScene;
 use trackgen::scene::{
     build_pool, cast_rays, CastOptions, EnvScene, LidarRing, PinholeCamera, Pose, Primitive,
     RayEnvs, RayOutputs, ScenePool, Shape, BUDGET, HIT, MISS,
@@ -19,9 +20,9 @@ const ORIGIN: [f32; 3] = [-4.0, -4.0, -4.0];
 
 fn scene(prims: Vec<Primitive>) -> EnvScene {
     EnvScene {
-        origin: ORIGIN,
+        origin: Vec3::from(ORIGIN),
         size_m: SIZE_M,
-        spawn: [0.0; 3],
+        spawn: Vec3::ZERO,
         primitives: prims,
     }
 }
@@ -32,16 +33,16 @@ fn pool(scenes: &[EnvScene]) -> ScenePool {
 
 fn sphere() -> Vec<Primitive> {
     vec![Primitive::union(Shape::Sphere {
-        center: [0.3, -0.2, 0.1],
+        center: Vec3::new(0.3, -0.2, 0.1),
         radius: 2.1,
     })]
 }
 
-fn boxed(rotation: [f32; 4]) -> Vec<Primitive> {
+fn boxed(rotation: Quat) -> Vec<Primitive> {
     vec![Primitive::union(Shape::Box {
-        center: [0.2, 0.1, -0.3],
+        center: Vec3::new(0.2, 0.1, -0.3),
         rotation,
-        half_extents: [2.3, 1.4, 0.9],
+        half_extents: Vec3::new(2.3, 1.4, 0.9),
     })]
 }
 
@@ -49,7 +50,7 @@ fn plane() -> Vec<Primitive> {
     let n = [0.3f32, -0.2, 1.0];
     let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
     vec![Primitive::union(Shape::Plane {
-        normal: [n[0] / l, n[1] / l, n[2] / l],
+        normal: Vec3::new(n[0] / l, n[1] / l, n[2] / l),
         offset: -0.7,
     })]
 }
@@ -58,19 +59,19 @@ fn plane() -> Vec<Primitive> {
 fn room() -> Vec<Primitive> {
     vec![
         Primitive::union(Shape::Box {
-            center: [0.0, 0.0, 0.0],
+            center: Vec3::new(0.0, 0.0, 0.0),
             rotation: IDENTITY,
-            half_extents: [3.2, 2.7, 1.6],
+            half_extents: Vec3::new(3.2, 2.7, 1.6),
         }),
         Primitive::subtract(Shape::Box {
-            center: [0.0, 0.0, 0.0],
+            center: Vec3::new(0.0, 0.0, 0.0),
             rotation: IDENTITY,
-            half_extents: [3.0, 2.5, 1.4],
+            half_extents: Vec3::new(3.0, 2.5, 1.4),
         }),
         Primitive::union(Shape::Box {
-            center: [0.7, -0.4, -1.0],
+            center: Vec3::new(0.7, -0.4, -1.0),
             rotation: IDENTITY,
-            half_extents: [0.6, 0.4, 0.4],
+            half_extents: Vec3::new(0.6, 0.4, 0.4),
         }),
     ]
 }
@@ -340,11 +341,7 @@ fn box_oracle() {
 
 #[test]
 fn rotated_box_oracle() {
-    check_oracle(
-        "rotated box",
-        boxed(quat_from_euler(0.61, 0.37, -0.23)),
-        100_000,
-    );
+    check_oracle("rotated box", boxed(from_euler(0.61, 0.37, -0.23)), 100_000);
 }
 
 #[test]
@@ -364,7 +361,7 @@ fn thin_walls_are_not_tunnelled() {
     let mut rng = LaneRng::new(5, 0, 0, 7);
     let mut checked = 0;
     for w in 0..12 {
-        let rotation = quat_from_euler(
+        let rotation = from_euler(
             rng.range(-3.1, 3.1),
             rng.range(-1.5, 1.5),
             rng.range(-3.1, 3.1),
@@ -375,9 +372,9 @@ fn thin_walls_are_not_tunnelled() {
             rng.range(-0.5, 0.5),
         ];
         let wall = vec![Primitive::union(Shape::Box {
-            center,
+            center: center.into(),
             rotation,
-            half_extents: [2.0, 2.0, 0.5 * VOXEL],
+            half_extents: Vec3::new(2.0, 2.0, 0.5 * VOXEL),
         })];
         let s = scene(wall);
         let exact = CompiledScene::new(&s.primitives).unwrap();
@@ -437,7 +434,7 @@ fn thin_walls_are_not_tunnelled() {
 fn four_envs() -> (Vec<EnvScene>, ScenePool) {
     let scenes = vec![
         scene(sphere()),
-        scene(boxed(quat_from_euler(0.3, 0.2, 0.1))),
+        scene(boxed(from_euler(0.3, 0.2, 0.1))),
         scene(room()),
         scene(plane()),
     ];
@@ -693,7 +690,7 @@ fn stored_field_matches_the_exact_one_in_the_band() {
 fn camera_sees_a_wall_at_its_depth() {
     // A wall at x = 2 facing -x; the camera at x = -1 looks along +x.
     let wall = vec![Primitive::union(Shape::Plane {
-        normal: [-1.0, 0.0, 0.0],
+        normal: Vec3::new(-1.0, 0.0, 0.0),
         offset: -2.0,
     })];
     let pool = pool(&[scene(wall.clone()), scene(wall)]);
@@ -702,16 +699,16 @@ fn camera_sees_a_wall_at_its_depth() {
     // Env 1's body is 0.5 m further back; both cameras are mounted 0.25 m ahead of the body.
     let bodies = [
         Pose {
-            position: [-1.25, 0.0, 0.0],
+            position: Vec3::from([-1.25, 0.0, 0.0]),
             rotation: IDENTITY,
         },
         Pose {
-            position: [-1.75, 0.1, 0.2],
+            position: Vec3::from([-1.75, 0.1, 0.2]),
             rotation: IDENTITY,
         },
     ];
     let mount = Pose {
-        position: [0.25, 0.0, 0.0],
+        position: Vec3::from([0.25, 0.0, 0.0]),
         rotation: IDENTITY,
     };
     let mut o = vec![[0.0; 3]; 2 * k];
@@ -745,12 +742,12 @@ fn camera_sees_a_wall_at_its_depth() {
 fn lidar_ring_in_a_spherical_cavity_reads_the_radius() {
     let cavity = vec![
         Primitive::union(Shape::Box {
-            center: [0.0; 3],
+            center: Vec3::ZERO,
             rotation: IDENTITY,
-            half_extents: [3.9; 3],
+            half_extents: Vec3::splat(3.9),
         }),
         Primitive::subtract(Shape::Sphere {
-            center: [0.5, 0.0, 0.0],
+            center: Vec3::new(0.5, 0.0, 0.0),
             radius: 3.0,
         }),
     ];
@@ -766,12 +763,12 @@ fn lidar_ring_in_a_spherical_cavity_reads_the_radius() {
     let mut d = vec![[0.0; 3]; k];
     // Mounted at the sphere's centre, upside down (a 180° roll): ranges are the radius anyway.
     let body = Pose {
-        position: [0.5, 0.0, -0.3],
+        position: Vec3::from([0.5, 0.0, -0.3]),
         rotation: IDENTITY,
     };
     let mount = Pose {
-        position: [0.0, 0.0, 0.3],
-        rotation: quat_from_euler(0.0, 0.0, std::f32::consts::PI),
+        position: Vec3::from([0.0, 0.0, 0.3]),
+        rotation: from_euler(0.0, 0.0, std::f32::consts::PI),
     };
     lidar.rays(&[body], &mount, &mut o, &mut d).unwrap();
     assert!(o
@@ -803,11 +800,12 @@ fn lidar_ring_in_a_spherical_cavity_reads_the_radius() {
 
 #[test]
 fn look_at_points_the_camera() {
-    let pose = Pose::look_at([1.0, 2.0, 3.0], [4.0, 6.0, 3.0]);
-    let fwd = pose.apply_dir([1.0, 0.0, 0.0]);
+    let pose = Pose::look_at(Vec3::new(1.0, 2.0, 3.0), Vec3::new(4.0, 6.0, 3.0));
+    let fwd = pose.apply_dir(Vec3::from([1.0, 0.0, 0.0]));
     assert!((fwd[0] - 0.6).abs() < 1e-5 && (fwd[1] - 0.8).abs() < 1e-5 && fwd[2].abs() < 1e-5);
-    let up = pose.apply_dir([0.0, 0.0, 1.0]);
+    let up = pose.apply_dir(Vec3::from([0.0, 0.0, 1.0]));
     assert!((up[2] - 1.0).abs() < 1e-5);
-    let down = Pose::look_at([0.0; 3], [0.0, 0.0, -1.0]).apply_dir([1.0, 0.0, 0.0]);
+    let down =
+        Pose::look_at(Vec3::ZERO, Vec3::new(0.0, 0.0, -1.0)).apply_dir(Vec3::from([1.0, 0.0, 0.0]));
     assert!((down[2] + 1.0).abs() < 1e-5);
 }

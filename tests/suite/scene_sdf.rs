@@ -4,10 +4,11 @@
 //! bounds are conservative; sharing across envs; fast sweeping from occupancy.
 
 use trackgen::exec::Launch;
+use trackgen::geom::{from_euler, Vec2, Vec3, IDENTITY};
 use trackgen::scene::dag::{
     ref_kind, uniform_bound, KIND_BRICK, KIND_INSIDE, KIND_NODE, KIND_OUTSIDE,
 };
-use trackgen::scene::primitive::{quat_from_euler, CompiledScene, IDENTITY};
+use trackgen::scene::CompiledScene;
 use trackgen::scene::{
     build_pool, from_occupancy, EnvScene, PoolBuilder, PoolInfo, PoolView, Primitive, Shape,
 };
@@ -16,9 +17,9 @@ const RES: u32 = 64;
 
 fn scene(prims: Vec<Primitive>) -> EnvScene {
     EnvScene {
-        origin: [-4.0, -4.0, -4.0],
+        origin: Vec3::new(-4.0, -4.0, -4.0),
         size_m: 8.0,
-        spawn: [0.0; 3],
+        spawn: Vec3::ZERO,
         primitives: prims,
     }
 }
@@ -28,30 +29,30 @@ fn oracles() -> Vec<(&'static str, Vec<Primitive>)> {
         (
             "sphere",
             vec![Primitive::union(Shape::Sphere {
-                center: [0.3, -0.2, 0.1],
+                center: Vec3::new(0.3, -0.2, 0.1),
                 radius: 2.1,
             })],
         ),
         (
             "box",
             vec![Primitive::union(Shape::Box {
-                center: [0.2, 0.1, -0.3],
+                center: Vec3::new(0.2, 0.1, -0.3),
                 rotation: IDENTITY,
-                half_extents: [2.3, 1.4, 0.9],
+                half_extents: Vec3::new(2.3, 1.4, 0.9),
             })],
         ),
         (
             "rotated box",
             vec![Primitive::union(Shape::Box {
-                center: [0.2, 0.1, -0.3],
-                rotation: quat_from_euler(0.61, 0.37, -0.23),
-                half_extents: [2.3, 1.4, 0.9],
+                center: Vec3::new(0.2, 0.1, -0.3),
+                rotation: from_euler(0.61, 0.37, -0.23),
+                half_extents: Vec3::new(2.3, 1.4, 0.9),
             })],
         ),
         (
             "plane",
             vec![Primitive::union(Shape::Plane {
-                normal: [0.28, -0.19, 0.94],
+                normal: Vec3::new(0.28, -0.19, 0.94),
                 offset: -0.7,
             })],
         ),
@@ -59,29 +60,29 @@ fn oracles() -> Vec<(&'static str, Vec<Primitive>)> {
             "room",
             vec![
                 Primitive::union(Shape::Box {
-                    center: [0.0; 3],
+                    center: Vec3::ZERO,
                     rotation: IDENTITY,
-                    half_extents: [3.2, 2.7, 1.6],
+                    half_extents: Vec3::new(3.2, 2.7, 1.6),
                 }),
                 Primitive::subtract(Shape::Box {
-                    center: [0.0; 3],
+                    center: Vec3::ZERO,
                     rotation: IDENTITY,
-                    half_extents: [3.0, 2.5, 1.4],
+                    half_extents: Vec3::new(3.0, 2.5, 1.4),
                 }),
                 Primitive::union(Shape::Box {
-                    center: [0.7, -0.4, -1.0],
+                    center: Vec3::new(0.7, -0.4, -1.0),
                     rotation: IDENTITY,
-                    half_extents: [0.6, 0.4, 0.4],
+                    half_extents: Vec3::new(0.6, 0.4, 0.4),
                 }),
             ],
         ),
         (
             "gate",
             vec![Primitive::union(Shape::GateFrame {
-                center: [0.0, 0.0, 0.5],
-                rotation: quat_from_euler(0.4, 0.0, 0.2),
-                outer_half: [2.0, 1.5],
-                inner_half: [1.6, 1.1],
+                center: Vec3::new(0.0, 0.0, 0.5),
+                rotation: from_euler(0.4, 0.0, 0.2),
+                outer_half: Vec2::new(2.0, 1.5),
+                inner_half: Vec2::new(1.6, 1.1),
                 half_depth: 0.15,
             })],
         ),
@@ -185,7 +186,7 @@ fn culling_changes_no_code() {
                 (i / 9) as f32 * 2.5 - 2.5,
             ];
             Primitive::union(Shape::Sphere {
-                center: c,
+                center: c.into(),
                 radius: 0.6 + 0.02 * i as f32,
             })
         })
@@ -245,9 +246,9 @@ fn identical_envs_share_everything_and_counts_add_up() {
 fn empty_and_solid_envs_are_one_uniform_root() {
     let empty = scene(vec![]);
     let solid = scene(vec![Primitive::union(Shape::Box {
-        center: [0.0; 3],
+        center: Vec3::ZERO,
         rotation: IDENTITY,
-        half_extents: [9.0; 3],
+        half_extents: Vec3::splat(9.0),
     })]);
     let pool = build_pool(&[empty, solid], RES, 4.0, &Launch::new()).unwrap();
     let v = pool.view();
@@ -259,7 +260,7 @@ fn empty_and_solid_envs_are_one_uniform_root() {
 #[test]
 fn bad_scenes_and_parameters_are_errors() {
     let bad = scene(vec![Primitive::union(Shape::Sphere {
-        center: [0.0; 3],
+        center: Vec3::ZERO,
         radius: f32::NAN,
     })]);
     let err = build_pool(&[scene(vec![]), bad], RES, 4.0, &Launch::new())
