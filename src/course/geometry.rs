@@ -12,7 +12,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::gates::{forward_axis, racing_line_each, yaw_quat, GateBatch};
+use super::gate_batch::GateBatch;
+use super::gates::{forward_axis, racing_line_each, yaw_quat};
 use super::vector::{cross, fails_gt, horizontal_left, V3};
 use crate::math::{atan2, round_small};
 use crate::preset::ObstacleParams;

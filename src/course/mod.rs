@@ -24,17 +24,21 @@
 
 mod agent;
 pub mod collision;
+mod gate_batch;
 pub mod gates;
 pub mod geometry;
 pub mod localize;
+mod outputs;
 mod runtime;
 mod step;
 pub mod vector;
 
 pub use agent::PurePursuit;
-pub use gates::{GateBatch, GatePipeline};
+pub use gate_batch::GateBatch;
+pub use gates::GatePipeline;
 pub use geometry::{Checkpoint, CourseGeometry, MIN_CHECKPOINTS};
-pub use runtime::{Binding, BindingParts, Course, CourseConfig, SimView, StepOutputs};
+pub use outputs::StepOutputs;
+pub use runtime::{Binding, BindingParts, Course, CourseConfig, SimView};
 pub use step::{crosses_forward, Mode, SKIP_WINDOW};
 
 /// Random-stream ids of the course stages (see [`crate::rng::stage`]); distinct from the track

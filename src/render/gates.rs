@@ -11,8 +11,9 @@ use image::RgbImage;
 
 use super::raster::{Canvas, Colour, Px};
 use super::{draw_invalid, sheet, Fit};
-use crate::course::gates::{frame_axes, racing_line_each, GateBatch};
+use crate::course::gates::{frame_axes, racing_line_each};
 use crate::course::vector::V3;
+use crate::course::GateBatch;
 
 const LINE: Colour = [40, 110, 200];
 const GATE: Colour = [235, 120, 20];
