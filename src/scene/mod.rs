@@ -2,10 +2,11 @@
 //!
 //! The pipeline, one module per step:
 //!
-//! 1. [`generate`]: each env's scene from a [`ScenePreset`] (`rooms`, `forest`) as an ordered
-//!    list of [`Primitive`]s (plane, oriented box, rounded box, sphere, capsule, cylinder, gate
-//!    frame; union and subtraction) — the env's analytic ground truth, exportable as JSON
-//!    ([`export_json`], schema in [`primitive`]). The `gates` kind waits for gate courses.
+//! 1. [`generate`]: each env's scene from a [`ScenePreset`] (`rooms`, `forest`, `gates`: the
+//!    env's gate course as frames over a ground plane, with pillars kept out of the flight
+//!    corridor) as an ordered list of [`Primitive`]s (plane, oriented box, rounded box, sphere,
+//!    capsule, cylinder, gate frame; union and subtraction) — the env's analytic ground truth,
+//!    exportable as JSON ([`export_json`], schema in [`primitive`]).
 //! 2. [`build`]: the signed distance at the voxel centres of a cubic grid of `R` voxels per side,
 //!    evaluated top down so that provably uniform boxes cost one evaluation and a brick costs
 //!    512 × its *nearby* primitives (per-box culling); or a dense field from voxel occupancy by
@@ -20,19 +21,19 @@
 //!    buffers; conservative sphere tracing (Hart 1996) with the explicit hit contract; and
 //!    [`sensor`]: pinhole depth cameras and lidar rings with per-env attachment poses.
 //!
-//! [`cli`] holds the `scene`, `raycast`, `preview-scene` and `bench-scene` commands; [`preview`]
-//! draws a depth image and an SDF slice.
+//! [`preview`] draws a depth image and an SDF slice; [`fixture`] holds the fixed scenes and
+//! camera poses the benchmarks share. The `scene`, `raycast`, `preview-scene` and `bench-scene`
+//! commands live in the `trackgen` binary (`src/bin/trackgen`), not in the library.
 //!
 //! Determinism: an env's primitives are a pure function of `(preset, seed, env, generation)`;
 //! its tree depends only on its primitives and the grid; the shared pool merges trees in env
 //! order and renumbers breadth first, so the same command writes the same bytes whatever the
 //! thread count.
 
-pub mod bench;
 pub mod build;
-pub mod cli;
 pub mod dag;
 pub mod file;
+pub mod fixture;
 pub mod generate;
 pub mod preset;
 pub mod preview;
@@ -79,6 +80,27 @@ pub fn build_preset(
     resolution: Option<u32>,
     launch: &Launch,
 ) -> Result<ScenePool> {
+    build_preset_with_progress(
+        preset,
+        seed,
+        generation,
+        n_envs,
+        resolution,
+        launch,
+        &mut |_, _| {},
+    )
+}
+
+/// [`build_preset`], calling `progress(done, n_envs)` after every batch of envs is in the pool.
+pub fn build_preset_with_progress(
+    preset: &ScenePreset,
+    seed: u64,
+    generation: u32,
+    n_envs: u64,
+    resolution: Option<u32>,
+    launch: &Launch,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ScenePool> {
     use rayon::prelude::*;
     if n_envs == 0 {
         return Err(crate::Error::Invalid(
@@ -101,6 +123,7 @@ pub fn build_preset(
         });
         builder.add_scenes(&scenes, launch)?;
         start = end;
+        progress(start, n_envs);
     }
     Ok(builder.finish())
 }
