@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use trackgen::exec::Launch;
-use trackgen::scene::bench::{camera_poses, objects_scene};
+use trackgen::scene::fixture::{camera_poses, objects_scene};
 use trackgen::scene::{
     build_preset, cast_rays, generate_env, CastOptions, PinholeCamera, PoolBuilder, PoolInfo, Pose,
     RayEnvs, RayOutputs, ScenePreset,

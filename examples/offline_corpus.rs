@@ -34,7 +34,7 @@ fn main() -> trackgen::Result<()> {
             0..envs,
             DEFAULT_CHUNK_ENVS,
             Launch::new(),
-            true,
+            &mut |_| {},
         )?;
         write_corpus(
             &shard_dir,
@@ -44,7 +44,7 @@ fn main() -> trackgen::Result<()> {
             shard.clone(),
             DEFAULT_CHUNK_ENVS,
             Launch::new(),
-            false,
+            &mut |_| {},
         )?;
         let (a, b) = (shard.start as usize, shard.end as usize);
         let same = if preset.gates.is_some() {

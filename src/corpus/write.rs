@@ -2,11 +2,10 @@
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-
-use indicatif::{ProgressBar, ProgressStyle};
+use std::time::Instant;
 
 use super::manifest::{
     array_shape, ArrayEntry, Manifest, Stats, ARRAYS, FORMAT, FORMAT_VERSION, GATE_ARRAYS,
@@ -25,6 +24,21 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 /// The default number of envs generated per pipeline batch.
 pub const DEFAULT_CHUNK_ENVS: usize = 4096;
 
+/// How far [`write_corpus`] has come: passed to its progress callback after every chunk, and once
+/// more when the corpus is in place (then `done_envs == total_envs` and `write_s` includes the
+/// checksums, fsyncs and the rename).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Progress {
+    /// Envs generated and written so far.
+    pub done_envs: u64,
+    /// Envs of the whole corpus.
+    pub total_envs: u64,
+    /// Seconds spent generating so far.
+    pub generate_s: f64,
+    /// Seconds spent writing so far (appending rows, checksums, fsync, rename).
+    pub write_s: f64,
+}
+
 /// Writes the corpus of envs `env_range` of `(preset, seed, generation)` into the new directory
 /// `dir`, generating `chunk_envs` envs per batch, and returns its manifest.
 ///
@@ -34,9 +48,9 @@ pub const DEFAULT_CHUNK_ENVS: usize = 4096;
 /// `dir` must not exist (an existing one is an error naming it, never overwritten) and its parent
 /// must be a writable directory. The corpus is built in the hidden sibling `.NAME.tmp-<pid>`, every
 /// file fsynced, and renamed to `dir` at the end; on any error the temporary directory is
-/// removed, so nothing half-written ever appears at `dir`. With `progress`, a progress bar is
-/// drawn on stderr if stderr is a terminal. An empty `env_range` or `chunk_envs = 0` is an
-/// [`Error::Invalid`].
+/// removed, so nothing half-written ever appears at `dir`. `progress` is called after every chunk
+/// and once at the end ([`Progress`]); the library draws nothing itself. An empty `env_range` or
+/// `chunk_envs = 0` is an [`Error::Invalid`].
 #[allow(clippy::too_many_arguments)] // The corpus's identity is these values; a struct would only rename them.
 pub fn write_corpus(
     dir: &Path,
@@ -46,7 +60,7 @@ pub fn write_corpus(
     env_range: Range<u64>,
     chunk_envs: usize,
     launch: Launch,
-    progress: bool,
+    progress: &mut dyn FnMut(&Progress),
 ) -> Result<Manifest> {
     if env_range.start >= env_range.end {
         return Err(Error::Invalid(format!(
@@ -94,10 +108,11 @@ pub fn write_corpus(
         keep: false,
     };
 
-    let manifest = write_into(
+    let (manifest, mut report) = write_into(
         &tmp.path, preset, seed, generation, env_range, chunk_envs, launch, progress,
     )?;
 
+    let started = Instant::now();
     sync_dir(&tmp.path)?;
     // Checked again because `rename` replaces an empty directory that appeared meanwhile.
     if dir.symlink_metadata().is_ok() {
@@ -106,6 +121,8 @@ pub fn write_corpus(
     fs::rename(&tmp.path, dir).map_err(|e| Error::io(dir, e))?;
     tmp.disarm();
     sync_dir(&parent)?;
+    report.write_s += started.elapsed().as_secs_f64();
+    progress(&report);
     Ok(manifest)
 }
 
@@ -238,8 +255,8 @@ fn write_into(
     env_range: Range<u64>,
     chunk_envs: usize,
     launch: Launch,
-    progress: bool,
-) -> Result<Manifest> {
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(Manifest, Progress)> {
     let n_envs = env_range.end - env_range.start;
     let (array_list, kind, n_max) = match &preset.gates {
         Some(g) => (
@@ -266,19 +283,10 @@ fn write_into(
         None
     };
 
-    let bar = if progress && std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(n_envs);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} envs ({per_sec}, eta {eta})",
-            )
-            .expect("the progress template is valid"),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
+    let mut report = Progress {
+        total_envs: n_envs,
+        ..Progress::default()
     };
-
     let mut sums = Sums::default();
     let mut counts_i32 = Vec::with_capacity(chunk);
     let mut start = env_range.start;
@@ -289,13 +297,18 @@ fn write_into(
         } else {
             last.as_mut().expect("a short chunk is the tail")
         };
+        let t = Instant::now();
         chunker.generate(seed, generation, start)?;
+        report.generate_s += t.elapsed().as_secs_f64();
+        let t = Instant::now();
         chunker.append(&mut writers, &mut counts_i32)?;
+        report.write_s += t.elapsed().as_secs_f64();
         sums.add(chunker);
         start += n as u64;
-        bar.inc(n as u64);
+        report.done_envs += n as u64;
+        progress(&report);
     }
-    bar.finish_and_clear();
+    let finishing = Instant::now();
 
     let mut arrays = BTreeMap::new();
     for (writer, &(name, dtype, per_point)) in writers.into_iter().zip(array_list) {
@@ -336,7 +349,8 @@ fn write_into(
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
         .map_err(|e| Error::io(&path, e))?;
-    Ok(manifest)
+    report.write_s += finishing.elapsed().as_secs_f64();
+    Ok((manifest, report))
 }
 
 /// Running sums for [`Stats`], accumulated in env order (so the result is deterministic).

@@ -21,20 +21,20 @@
 //!    buffers; conservative sphere tracing (Hart 1996) with the explicit hit contract; and
 //!    [`sensor`]: pinhole depth cameras and lidar rings with per-env attachment poses.
 //!
-//! [`cli`] holds the `scene`, `raycast`, `preview-scene` and `bench-scene` commands; [`preview`]
-//! draws a depth image and an SDF slice.
+//! [`preview`] draws a depth image and an SDF slice; [`fixture`] holds the fixed scenes and
+//! camera poses the benchmarks share. The `scene`, `raycast`, `preview-scene` and `bench-scene`
+//! commands live in the `trackgen` binary (`src/bin/trackgen`), not in the library.
 //!
 //! Determinism: an env's primitives are a pure function of `(preset, seed, env, generation)`;
 //! its tree depends only on its primitives and the grid; the shared pool merges trees in env
 //! order and renumbers breadth first, so the same command writes the same bytes whatever the
 //! thread count.
 
-pub mod bench;
 pub mod build;
-pub mod cli;
 pub mod compiled;
 pub mod dag;
 pub mod file;
+pub mod fixture;
 pub mod generate;
 pub mod json;
 pub mod preset;
@@ -84,6 +84,27 @@ pub fn build_preset(
     resolution: Option<u32>,
     launch: &Launch,
 ) -> Result<ScenePool> {
+    build_preset_with_progress(
+        preset,
+        seed,
+        generation,
+        n_envs,
+        resolution,
+        launch,
+        &mut |_, _| {},
+    )
+}
+
+/// [`build_preset`], calling `progress(done, n_envs)` after every batch of envs is in the pool.
+pub fn build_preset_with_progress(
+    preset: &ScenePreset,
+    seed: u64,
+    generation: u32,
+    n_envs: u64,
+    resolution: Option<u32>,
+    launch: &Launch,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ScenePool> {
     if n_envs == 0 {
         return Err(crate::Error::Invalid(
             "n_envs = 0: expected at least 1 env".into(),
@@ -100,6 +121,7 @@ pub fn build_preset(
         let scenes = generate_envs(preset, seed, generation, start..end, launch)?;
         builder.add_scenes(&scenes, launch)?;
         start = end;
+        progress(start, n_envs);
     }
     Ok(builder.finish())
 }

@@ -142,7 +142,7 @@ pub struct ScenePreset {
 }
 
 impl ScenePreset {
-    /// Loads a built-in scene preset by name (`rooms`, `forest`), or a TOML file by path.
+    /// Loads a built-in scene preset by name (`rooms`, `forest`, `gates`), or a TOML file by path.
     pub fn load(name_or_path: &str) -> Result<Self> {
         if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
             return Self::parse(text, name);

@@ -9,7 +9,8 @@ use trackgen::corpus::read_corpus;
 
 use crate::dir_listing::{entries, files};
 
-fn trackgen(args: &[&str], cwd: &Path) -> Output {
+/// Runs the `trackgen` binary in `cwd` (no `RAYON_NUM_THREADS`).
+pub fn trackgen(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trackgen"))
         .args(args)
         .current_dir(cwd)
@@ -18,16 +19,16 @@ fn trackgen(args: &[&str], cwd: &Path) -> Output {
         .unwrap()
 }
 
-fn stderr(o: &Output) -> String {
+pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn stdout(o: &Output) -> String {
+pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 #[track_caller]
-fn assert_ok(o: &Output) {
+pub fn assert_ok(o: &Output) {
     assert!(
         o.status.success(),
         "exit {:?}\nstderr: {}",
@@ -38,7 +39,7 @@ fn assert_ok(o: &Output) {
 
 /// Asserts a clean failure: exit `code`, an `error:` line that contains every needle, no panic.
 #[track_caller]
-fn assert_fails(o: &Output, code: i32, needles: &[&str]) {
+pub fn assert_fails(o: &Output, code: i32, needles: &[&str]) {
     let err = stderr(o);
     assert_eq!(o.status.code(), Some(code), "stderr: {err}");
     assert!(err.starts_with("error: "), "stderr: {err}");
@@ -116,7 +117,7 @@ fn thread_count_does_not_change_a_byte() {
         .output()
         .unwrap();
     assert_ok(&one);
-    assert!(stdout(&one).contains("on 1 threads"), "{}", stdout(&one));
+    assert!(stdout(&one).contains("on 1 thread)"), "{}", stdout(&one));
     assert_ok(&trackgen(&[&base[..], &["default"]].concat(), tmp.path()));
     assert_ok(&trackgen(
         &[

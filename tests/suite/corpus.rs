@@ -22,7 +22,17 @@ fn preset() -> Preset {
 }
 
 fn write(dir: &Path, range: std::ops::Range<u64>, chunk: usize) -> Manifest {
-    write_corpus(dir, &preset(), 7, 3, range, chunk, Launch::new(), false).unwrap()
+    write_corpus(
+        dir,
+        &preset(),
+        7,
+        3,
+        range,
+        chunk,
+        Launch::new(),
+        &mut |_| {},
+    )
+    .unwrap()
 }
 
 #[test]
@@ -86,7 +96,7 @@ fn chunk_size_and_threads_do_not_change_a_byte() {
         0..40,
         13,
         Launch::with_threads(1).unwrap(),
-        false,
+        &mut |_| {},
     )
     .unwrap();
     let fa = files(&a);
@@ -310,7 +320,8 @@ fn writer_refuses_existing_dirs_and_cleans_up_after_errors() {
     let dir = tmp.path().join("corpus");
     fs::create_dir(&dir).unwrap();
     fs::write(dir.join("keep.txt"), "mine").unwrap();
-    let err = write_corpus(&dir, &preset(), 0, 0, 0..4, 64, Launch::new(), false).unwrap_err();
+    let err =
+        write_corpus(&dir, &preset(), 0, 0, 0..4, 64, Launch::new(), &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");
     assert!(
         err.to_string().contains(&dir.display().to_string()),
@@ -322,7 +333,8 @@ fn writer_refuses_existing_dirs_and_cleans_up_after_errors() {
     let file = tmp.path().join("file");
     fs::write(&file, "x").unwrap();
     let out = file.join("corpus");
-    let err = write_corpus(&out, &preset(), 0, 0, 0..4, 64, Launch::new(), false).unwrap_err();
+    let err =
+        write_corpus(&out, &preset(), 0, 0, 0..4, 64, Launch::new(), &mut |_| {}).unwrap_err();
     assert!(matches!(err, Error::Io { .. }), "{err:?}");
     assert!(
         err.to_string().contains(&out.display().to_string()),
@@ -337,8 +349,17 @@ fn writer_refuses_existing_dirs_and_cleans_up_after_errors() {
     let reversed = std::ops::Range { start: 5, end: 3 };
     for (range, chunk) in [(5..5, 64), (reversed, 64), (0..4, 0)] {
         let out = tmp.path().join("never");
-        let err =
-            write_corpus(&out, &preset(), 0, 0, range, chunk, Launch::new(), false).unwrap_err();
+        let err = write_corpus(
+            &out,
+            &preset(),
+            0,
+            0,
+            range,
+            chunk,
+            Launch::new(),
+            &mut |_| {},
+        )
+        .unwrap_err();
         assert!(matches!(err, Error::Invalid(_)), "{err:?}");
         assert!(!out.exists());
     }

@@ -33,8 +33,17 @@ fn current() -> Vec<String> {
     for &(name, _) in BUILTIN {
         let preset = Preset::load(name).unwrap();
         let dir = tmp.path().join(name);
-        let manifest = write_corpus(&dir, &preset, SEED, 0, 0..64, 64, Launch::new(), false)
-            .unwrap_or_else(|e| panic!("preset {name}: {e}"));
+        let manifest = write_corpus(
+            &dir,
+            &preset,
+            SEED,
+            0,
+            0..64,
+            64,
+            Launch::new(),
+            &mut |_| {},
+        )
+        .unwrap_or_else(|e| panic!("preset {name}: {e}"));
         for (array, entry) in &manifest.arrays {
             lines.push(format!("{name}/{array} {}", entry.sha256));
         }

@@ -2,38 +2,41 @@
 //! them: files written, deterministic bytes, clear errors that write nothing.
 
 use std::path::Path;
+use std::process::Output;
 
 use trackgen::corpus::npy::{parse_header, Dtype, NpyWriter};
-use trackgen::scene::cli::{
-    bench_scene, preview_scene, raycast, scene, BenchSceneArgs, PreviewSceneArgs, RaycastArgs,
-    SceneArgs,
-};
 use trackgen::scene::{import_json, SceneFile};
 
-fn scene_args(dir: &Path, name: &str) -> SceneArgs {
-    SceneArgs {
-        preset: "rooms".into(),
-        envs: 3,
-        seed: 7,
-        generation: 0,
-        res: Some(32),
-        threads: None,
-        out: dir.join(name),
-        primitives_json: Some(dir.join(format!("{name}.json"))),
+use crate::cli::{assert_fails, assert_ok, stdout, trackgen};
+
+/// `trackgen scene` of 3 `rooms` envs at R = 32 into `name` (+ `name.json`); `extra` flags
+/// (`--flag value` pairs or lone flags) replace or add to those.
+fn scene(dir: &Path, name: &str, extra: &[&str]) -> Output {
+    let json = format!("{name}.json");
+    let mut args = vec!["scene"];
+    for (flag, value) in [
+        ("--preset", "rooms"),
+        ("--envs", "3"),
+        ("--seed", "7"),
+        ("--res", "32"),
+        ("--out", name),
+        ("--primitives-json", json.as_str()),
+    ] {
+        if !extra.contains(&flag) {
+            args.extend([flag, value]);
+        }
     }
+    args.extend_from_slice(extra);
+    trackgen(&args, dir)
 }
 
 #[test]
 fn scene_then_raycast_then_preview() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    scene(scene_args(d, "a.scene")).unwrap();
+    assert_ok(&scene(d, "a.scene", &[]));
     // The same command again (other threads) writes the same bytes.
-    scene(SceneArgs {
-        threads: Some(1),
-        ..scene_args(d, "b.scene")
-    })
-    .unwrap();
+    assert_ok(&scene(d, "b.scene", &["--threads", "1"]));
     assert_eq!(
         std::fs::read(d.join("a.scene")).unwrap(),
         std::fs::read(d.join("b.scene")).unwrap()
@@ -56,15 +59,23 @@ fn scene_then_raycast_then_preview() {
     w.append_f32(&values).unwrap();
     w.finish().unwrap();
     let out = d.join("depth.npy");
-    raycast(RaycastArgs {
-        file: d.join("a.scene"),
-        rays: rays.clone(),
-        out: out.clone(),
-        max_distance: 50.0,
-        no_hit_value: Some(-1.0),
-        threads: Some(2),
-    })
-    .unwrap();
+    assert_ok(&trackgen(
+        &[
+            "raycast",
+            "a.scene",
+            "--rays",
+            "rays.npy",
+            "--out",
+            "depth.npy",
+            "--max-distance",
+            "50",
+            "--no-hit-value",
+            "-1",
+            "--threads",
+            "2",
+        ],
+        d,
+    ));
     let bytes = std::fs::read(&out).unwrap();
     let header = parse_header(&bytes, &out).unwrap();
     assert_eq!(
@@ -91,14 +102,19 @@ fn scene_then_raycast_then_preview() {
     }
 
     let png = d.join("preview.png");
-    preview_scene(PreviewSceneArgs {
-        file: d.join("a.scene"),
-        env: 1,
-        out: png.clone(),
-        slice_height: None,
-        size: 64,
-    })
-    .unwrap();
+    assert_ok(&trackgen(
+        &[
+            "preview-scene",
+            "a.scene",
+            "--env",
+            "1",
+            "--out",
+            "preview.png",
+            "--size",
+            "64",
+        ],
+        d,
+    ));
     let img = image::open(&png).unwrap();
     assert_eq!((img.width(), img.height()), (64 * 4 / 3 + 4 + 64, 64));
 }
@@ -107,110 +123,95 @@ fn scene_then_raycast_then_preview() {
 fn bad_input_is_an_error_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let bad = |args: SceneArgs, needle: &str| {
-        let err = scene(args).unwrap_err().to_string();
-        assert!(err.contains(needle), "{err:?} lacks {needle:?}");
-    };
-    bad(
-        SceneArgs {
-            envs: 0,
-            ..scene_args(d, "x.scene")
-        },
-        "--envs 0",
-    );
-    bad(
-        SceneArgs {
-            res: Some(100),
-            ..scene_args(d, "x.scene")
-        },
-        "--res 100",
-    );
-    bad(
-        SceneArgs {
-            preset: "no-such-scene".into(),
-            ..scene_args(d, "x.scene")
-        },
-        "no built-in scene preset",
+    assert_fails(&scene(d, "x.scene", &["--envs", "0"]), 2, &["--envs 0"]);
+    assert_fails(&scene(d, "x.scene", &["--res", "100"]), 2, &["--res 100"]);
+    assert_fails(
+        &scene(d, "x.scene", &["--preset", "no-such-scene"]),
+        2,
+        &["no built-in scene preset"],
     );
     assert!(!d.join("x.scene").exists());
 
-    scene(scene_args(d, "a.scene")).unwrap();
+    assert_ok(&scene(d, "a.scene", &[]));
+    let raycast = |scene: &str| {
+        trackgen(
+            &[
+                "raycast",
+                scene,
+                "--rays",
+                "rays.npy",
+                "--out",
+                "depth.npy",
+                "--max-distance",
+                "10",
+            ],
+            d,
+        )
+    };
     // Rays of the wrong shape.
     let rays = d.join("rays.npy");
     let mut w = NpyWriter::create(&rays, Dtype::F4, &[1, 2, 3]).unwrap();
     w.append_f32(&[0.0; 6]).unwrap();
     w.finish().unwrap();
-    let args = RaycastArgs {
-        file: d.join("a.scene"),
-        rays: rays.clone(),
-        out: d.join("depth.npy"),
-        max_distance: 10.0,
-        no_hit_value: None,
-        threads: None,
-    };
-    assert!(raycast(args.clone())
-        .unwrap_err()
-        .to_string()
-        .contains("[E, K, 6]"));
+    assert_fails(&raycast("a.scene"), 2, &["[E, K, 6]"]);
     // More envs of rays than the file holds.
     std::fs::remove_file(&rays).unwrap();
     let mut w = NpyWriter::create(&rays, Dtype::F4, &[4, 1, 6]).unwrap();
     w.append_f32(&[0.0; 24]).unwrap();
     w.finish().unwrap();
-    assert!(raycast(args.clone())
-        .unwrap_err()
-        .to_string()
-        .contains("holds 3 envs"));
+    assert_fails(&raycast("a.scene"), 2, &["holds 3 envs"]);
     assert!(!d.join("depth.npy").exists());
     // A corrupted scene file.
     let mut bytes = std::fs::read(d.join("a.scene")).unwrap();
     bytes[200] ^= 1;
     std::fs::write(d.join("bad.scene"), &bytes).unwrap();
-    let err = raycast(RaycastArgs {
-        file: d.join("bad.scene"),
-        ..args
-    })
-    .unwrap_err()
-    .to_string();
-    assert!(
-        err.contains("bad.scene") && err.contains("checksum"),
-        "{err}"
+    assert_fails(&raycast("bad.scene"), 2, &["bad.scene", "checksum"]);
+    assert_fails(
+        &trackgen(
+            &[
+                "preview-scene",
+                "a.scene",
+                "--env",
+                "3",
+                "--out",
+                "p.png",
+                "--size",
+                "32",
+            ],
+            d,
+        ),
+        2,
+        &["--env 3"],
     );
-    let err = preview_scene(PreviewSceneArgs {
-        file: d.join("a.scene"),
-        env: 3,
-        out: d.join("p.png"),
-        slice_height: None,
-        size: 32,
-    })
-    .unwrap_err()
-    .to_string();
-    assert!(err.contains("--env 3"), "{err}");
     assert!(!d.join("p.png").exists());
-    assert!(bench_scene(BenchSceneArgs {
-        res: vec![12],
-        envs: 1,
-        sdf_envs: 1,
-        threads: 1,
-        camera: 4,
-        seed: 0
-    })
-    .unwrap_err()
-    .to_string()
-    .contains("--res 12"));
+    assert_fails(
+        &trackgen(&["bench-scene", "--res", "12", "--envs", "1"], d),
+        2,
+        &["--res 12"],
+    );
 }
 
 #[test]
 fn bench_table_has_every_row() {
-    let table = trackgen::scene::bench::bench_scene(&trackgen::scene::bench::BenchOptions {
-        resolutions: vec![16],
-        envs: 3,
-        sdf_envs: 1,
-        threads: 1,
-        camera_px: 4,
-        seed: 0,
-    })
-    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let o = trackgen(
+        &[
+            "bench-scene",
+            "--res",
+            "16",
+            "--envs",
+            "3",
+            "--sdf-envs",
+            "1",
+            "--threads",
+            "1",
+            "--camera",
+            "4",
+        ],
+        dir.path(),
+    );
+    assert_ok(&o);
+    let table = stdout(&o);
     for row in [
         "sdf ",
         "size ",

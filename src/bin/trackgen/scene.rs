@@ -1,5 +1,5 @@
-//! The scene commands of the `trackgen` binary, as plain functions over clap argument structs:
-//! `scene`, `raycast`, `preview-scene` and `bench-scene`. Each prints one summary line (or the
+//! The scene commands: `scene`, `raycast` and `preview-scene` (`bench-scene` is in
+//! [`crate::bench_scene`]). Each prints one summary line (or the
 //! benchmark table) on stdout and returns the crate's error for the binary to report; inputs are
 //! checked before any work, and every file is written atomically (temporary file + rename).
 
@@ -7,21 +7,23 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::bench::{bench_scene as run_bench, BenchOptions};
-use super::file::{write_scene_file, SceneFile};
-use super::generate::FLOOR_MARGIN_M;
-use super::json::export_json;
-use super::raycast::{cast_rays, CastOptions, RayEnvs, RayOutputs, HIT};
-use super::{build_preset, generate_envs, preview, ScenePreset};
-use crate::atomic::write_atomic;
-use crate::corpus::npy::{parse_header, Dtype, NpyWriter};
-use crate::exec::Launch;
-use crate::{Error, Result};
+use trackgen::atomic::write_atomic;
+use trackgen::corpus::npy::{parse_header, Dtype, NpyWriter};
+use trackgen::exec::Launch;
+use trackgen::scene::generate::FLOOR_MARGIN_M;
+use trackgen::scene::raycast::DEFAULT_MAX_STEPS;
+use trackgen::scene::{
+    build_preset, cast_rays, export_json, generate_envs, preview, write_scene_file, CastOptions,
+    RayEnvs, RayOutputs, SceneFile, ScenePreset, HIT,
+};
+use trackgen::{Error, Result};
+
+use crate::output::emit;
 
 /// `trackgen scene`: generate envs 0..N of a scene preset into one scene file.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SceneArgs {
-    /// Built-in scene preset (rooms, forest) or a path to a scene preset TOML file.
+    /// Built-in scene preset (rooms, forest, gates) or a path to a scene preset TOML file.
     #[arg(long, value_name = "NAME|PATH")]
     pub preset: String,
     /// Envs 0..N.
@@ -87,42 +89,6 @@ pub struct PreviewSceneArgs {
     /// Image height, pixels (the depth image is 4/3 as wide, the slice square).
     #[arg(long, default_value_t = 384, value_name = "PX")]
     pub size: u32,
-}
-
-/// `trackgen bench-scene`: the scene benchmark table.
-#[derive(clap::Args, Debug, Clone)]
-pub struct BenchSceneArgs {
-    /// Resolutions, comma-separated.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "128,256",
-        value_name = "R,.."
-    )]
-    pub res: Vec<u32>,
-    /// Envs of the dedup and ray rows.
-    #[arg(long, default_value_t = 1024, value_name = "N")]
-    pub envs: u64,
-    /// Envs of the SDF build rows.
-    #[arg(long, default_value_t = 16, value_name = "N")]
-    pub sdf_envs: u64,
-    /// Threads of the timed rows (rates are per thread).
-    #[arg(long, default_value_t = 1, value_name = "T")]
-    pub threads: usize,
-    /// Camera side, pixels.
-    #[arg(long, default_value_t = 64, value_name = "PX")]
-    pub camera: u32,
-    /// Seed.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-}
-
-/// Writes `text` to stdout; a closed pipe ends output quietly.
-fn emit(text: &str) -> Result<()> {
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
-        _ => Ok(()),
-    }
 }
 
 /// Runs `trackgen scene`.
@@ -242,7 +208,7 @@ pub fn raycast(args: RaycastArgs) -> Result<()> {
     let opts = CastOptions {
         max_distance: args.max_distance,
         no_hit_value: args.no_hit_value.unwrap_or(args.max_distance),
-        max_steps: super::raycast::DEFAULT_MAX_STEPS,
+        max_steps: DEFAULT_MAX_STEPS,
     };
     let n = e * k;
     let origins: Vec<[f32; 3]> = values.chunks_exact(6).map(|r| [r[0], r[1], r[2]]).collect();
@@ -325,7 +291,7 @@ pub fn preview_scene(args: PreviewSceneArgs) -> Result<()> {
         )));
     }
     let image = preview::preview(&view, args.env, height, args.size, &Launch::new())?;
-    crate::render::write_png(&args.out, &image)?;
+    trackgen::render::write_png(&args.out, &image)?;
     emit(&format!(
         "drew env {} of {} into {} ({}x{} px: depth from the default camera | slice z = {height} m)\n",
         args.env,
@@ -334,26 +300,4 @@ pub fn preview_scene(args: PreviewSceneArgs) -> Result<()> {
         image.width(),
         image.height()
     ))
-}
-
-/// Runs `trackgen bench-scene`.
-pub fn bench_scene(args: BenchSceneArgs) -> Result<()> {
-    if let Some(bad) = args
-        .res
-        .iter()
-        .find(|r| !(r.is_power_of_two() && (8..=512).contains(*r)))
-    {
-        return Err(Error::Invalid(format!(
-            "--res {bad}: expected powers of two in [8, 512]"
-        )));
-    }
-    let table = run_bench(&BenchOptions {
-        resolutions: args.res,
-        envs: args.envs,
-        sdf_envs: args.sdf_envs,
-        threads: args.threads,
-        camera_px: args.camera,
-        seed: args.seed,
-    })?;
-    emit(&table)
 }

@@ -1,0 +1,233 @@
+//! `trackgen bench-scene`: the scene benchmark table; `benches/scene.rs` times the same steps
+//! with criterion.
+//!
+//! Rows:
+//!
+//! - **sdf**: building envs' trees from their primitives on `threads` threads: grid voxels
+//!   (`R³` per env) per second per thread, and voxels actually evaluated (512 per brick that had to
+//!   be filled; uniform boxes are decided from one evaluation) per second per thread.
+//! - **size**: one env's pool (nodes, bricks, env entry) against a dense fp16 grid (`2·R³` bytes)
+//!   for an axis-aligned scene and the same scene rotated 30° about the vertical (so no wall is
+//!   aligned with the grid): the `objects_scene` test scene and `rooms` env 0, and `forest` env 0.
+//! - **dedup**: `envs` envs of `rooms` and `forest` in one pool: bytes if each env had its own pool
+//!   over bytes of the shared pool.
+//! - **rays**: a 64×64 depth camera per env (at each env's spawn point, heading `e · 2.4` rad) over
+//!   `envs` envs of `rooms`, one call: rays per second per thread.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use trackgen::exec::Launch;
+use trackgen::scene::dag::{BRICK_VOXELS, NODE_BYTES};
+use trackgen::scene::fixture::{camera_poses, objects_scene, rotate_yaw};
+use trackgen::scene::{
+    build_preset, cast_rays, generate_env, generate_envs, CastOptions, EnvScene, PinholeCamera,
+    PoolBuilder, PoolInfo, Pose, RayEnvs, RayOutputs, ScenePreset, HIT,
+};
+use trackgen::{Error, Result};
+
+use crate::output::emit;
+
+/// `trackgen bench-scene`: the scene benchmark table.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BenchSceneArgs {
+    /// Resolutions, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "128,256",
+        value_name = "R,.."
+    )]
+    pub res: Vec<u32>,
+    /// Envs of the dedup and ray rows.
+    #[arg(long, default_value_t = 1024, value_name = "N")]
+    pub envs: u64,
+    /// Envs of the SDF build rows.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub sdf_envs: u64,
+    /// Threads of the timed rows (rates are per thread).
+    #[arg(long, default_value_t = 1, value_name = "T")]
+    pub threads: usize,
+    /// Camera side, pixels.
+    #[arg(long, default_value_t = 64, value_name = "PX")]
+    pub camera: u32,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// Runs `trackgen bench-scene`: checks the arguments, then prints the table.
+pub fn bench_scene(args: BenchSceneArgs) -> Result<()> {
+    if let Some(bad) = args
+        .res
+        .iter()
+        .find(|r| !(r.is_power_of_two() && (8..=512).contains(*r)))
+    {
+        return Err(Error::Invalid(format!(
+            "--res {bad}: expected powers of two in [8, 512]"
+        )));
+    }
+    emit(&table(&args)?)
+}
+
+/// Bytes of a one-env pool: nodes, bricks and the env entry.
+fn env_bytes(scene: &EnvScene, info: PoolInfo, launch: &Launch) -> Result<(u64, u64, u64)> {
+    let mut b = PoolBuilder::new(info);
+    b.add_scenes(std::slice::from_ref(scene), launch)?;
+    let pool = b.finish();
+    let v = pool.view();
+    Ok((
+        v.bytes() as u64,
+        v.nodes().len() as u64,
+        v.bricks().len() as u64,
+    ))
+}
+
+/// Runs the benchmark and returns the table as text.
+fn table(opts: &BenchSceneArgs) -> Result<String> {
+    if opts.envs == 0 || opts.sdf_envs == 0 || opts.camera == 0 {
+        return Err(Error::Invalid(
+            "bench-scene: envs, sdf envs and camera pixels must be at least 1".into(),
+        ));
+    }
+    let launch = Launch::with_threads(opts.threads)?;
+    let threads = launch.threads() as f64;
+    let all = Launch::new();
+    let rooms = ScenePreset::load("rooms")?;
+    let forest = ScenePreset::load("forest")?;
+    let mut out = String::new();
+    let w = &mut out;
+    let _ = writeln!(
+        w,
+        "# trackgen bench-scene: {} timing thread(s) (per-thread rates divide by it), \
+         {} envs, {}x{} camera",
+        launch.threads(),
+        opts.envs,
+        opts.camera,
+        opts.camera
+    );
+    let _ = writeln!(
+        w,
+        "{:<6} {:<22} {:>5} {:>14} {:>14} {:>12}",
+        "row", "scene", "R", "value", "value", "ratio/extra"
+    );
+    for &r in &opts.res {
+        for preset in [&rooms, &forest] {
+            let info = PoolInfo::new(r, preset.truncation_vox)?;
+            let scenes = generate_envs(preset, opts.seed, 0, 0..opts.sdf_envs, &launch)?;
+            let mut b = PoolBuilder::new(info);
+            let t = Instant::now();
+            let stats = b.add_scenes(&scenes, &launch)?;
+            let secs = t.elapsed().as_secs_f64().max(1e-9);
+            let grid = opts.sdf_envs as f64 * f64::from(r).powi(3);
+            let _ = writeln!(
+                w,
+                "{:<6} {:<22} {:>5} {:>10.1} Mv/s {:>10.1} Mv/s {:>12}",
+                "sdf",
+                preset.source,
+                r,
+                grid / secs / threads / 1e6,
+                stats.voxels_evaluated as f64 / secs / threads / 1e6,
+                "grid|eval"
+            );
+        }
+    }
+    for &r in &opts.res {
+        let dense = 2.0 * f64::from(r).powi(3);
+        let room0 = generate_env(&rooms, opts.seed, 0, 0)?;
+        let cases = [
+            ("objects axis-aligned", objects_scene(false), 4.0),
+            ("objects rotated", objects_scene(true), 4.0),
+            ("rooms#0 axis-aligned", room0.clone(), rooms.truncation_vox),
+            (
+                "rooms#0 rotated 30deg",
+                rotate_yaw(&room0, 30f32.to_radians()),
+                rooms.truncation_vox,
+            ),
+            (
+                "forest#0",
+                generate_env(&forest, opts.seed, 0, 0)?,
+                forest.truncation_vox,
+            ),
+        ];
+        for (name, scene, trunc) in cases {
+            let (bytes, nodes, bricks) = env_bytes(&scene, PoolInfo::new(r, trunc)?, &all)?;
+            let _ = writeln!(
+                w,
+                "{:<6} {:<22} {:>5} {:>11.1} KiB {:>8}n/{:<5}b {:>10.1}x",
+                "size",
+                name,
+                r,
+                bytes as f64 / 1024.0,
+                nodes,
+                bricks,
+                dense / bytes as f64
+            );
+        }
+    }
+    for &r in &opts.res {
+        for preset in [&rooms, &forest] {
+            let t = Instant::now();
+            let pool = build_preset(preset, opts.seed, 0, opts.envs, Some(r), &all)?;
+            let build_s = t.elapsed().as_secs_f64();
+            let st = pool.stats();
+            let _ = writeln!(
+                w,
+                "{:<6} {:<22} {:>5} {:>10.1} MiB {:>10.1} MiB {:>10.1}x   ({:.1} s to build on all threads)",
+                "dedup",
+                format!("{} x{}", preset.source, opts.envs),
+                r,
+                st.env_bytes() as f64 / 1048576.0,
+                st.pool_bytes() as f64 / 1048576.0,
+                st.ratio(),
+                build_s
+            );
+            if preset.source != "rooms" {
+                continue;
+            }
+            let view = pool.view();
+            let cam = PinholeCamera::new(opts.camera, opts.camera, 90f32.to_radians())?;
+            let k = cam.rays_per_env();
+            let n = k * view.envs().len();
+            let (mut o, mut d) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+            cam.rays(&camera_poses(&view), &Pose::IDENTITY, &mut o, &mut d)?;
+            let copts = CastOptions::new(100.0);
+            let (mut dist, mut hit, mut steps) = (vec![0.0; n], vec![0u8; n], vec![0u32; n]);
+            let mut best = f64::INFINITY;
+            for _ in 0..3 {
+                let t = Instant::now();
+                cast_rays(
+                    &view,
+                    RayEnvs::Blocks { rays_per_env: k },
+                    &o,
+                    &d,
+                    &copts,
+                    RayOutputs {
+                        distance: &mut dist,
+                        hit: &mut hit,
+                        steps: &mut steps,
+                    },
+                    &launch,
+                )?;
+                best = best.min(t.elapsed().as_secs_f64());
+            }
+            let hits = hit.iter().filter(|&&h| h == HIT).count() as f64 / n as f64;
+            let mean_steps = steps.iter().map(|&s| f64::from(s)).sum::<f64>() / n as f64;
+            let _ = writeln!(
+                w,
+                "{:<6} {:<22} {:>5} {:>9.2} Mr/s/thr {:>9.1} steps {:>10.3} hit",
+                "rays",
+                format!("{} x{}", preset.source, opts.envs),
+                r,
+                n as f64 / best / threads / 1e6,
+                mean_steps,
+                hits
+            );
+        }
+    }
+    let _ = writeln!(
+        w,
+        "# bytes per node {NODE_BYTES}, per brick {BRICK_VOXELS}; dense fp16 = 2*R^3 bytes per env"
+    );
+    Ok(out)
+}

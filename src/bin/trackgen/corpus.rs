@@ -1,0 +1,164 @@
+//! The corpus commands: `generate` (a corpus of tracks or gate courses) and `preview` (a PNG
+//! contact sheet of its first envs).
+
+use std::ops::Range;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use trackgen::corpus::{write_corpus, Corpus, DEFAULT_CHUNK_ENVS};
+use trackgen::exec::Launch;
+use trackgen::preset::{Preset, DEFAULT};
+use trackgen::render::{contact_sheet, gate_sheet, write_png};
+use trackgen::{Error, Result};
+
+use crate::args::parse_range;
+use crate::output::{emit, grouped, threads_label};
+use crate::progress::Progress;
+
+#[derive(clap::Args, Debug)]
+pub struct GenerateArgs {
+    /// Built-in preset name or path to a preset TOML file.
+    #[arg(long, default_value = DEFAULT, value_name = "NAME|PATH")]
+    pub preset: String,
+    /// Corpus size N: envs 0..N. With --env-range it may be omitted; if given it must be ≥ B.
+    #[arg(long, value_name = "N")]
+    pub envs: Option<u64>,
+    /// Seed of every env's random streams.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Generation counter of every env.
+    #[arg(long, default_value_t = 0)]
+    pub generation: u32,
+    /// Write only global envs A..B (a shard; rows equal those of the full corpus).
+    #[arg(long, value_name = "A..B", value_parser = parse_range)]
+    pub env_range: Option<Range<u64>>,
+    /// Worker threads (0 = all cores; default: RAYON_NUM_THREADS or all cores).
+    #[arg(long, value_name = "T")]
+    pub threads: Option<usize>,
+    /// Envs generated per batch (memory is one batch).
+    #[arg(long, default_value_t = DEFAULT_CHUNK_ENVS, value_name = "N")]
+    pub chunk_envs: usize,
+    /// Output directory; must not exist.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct PreviewArgs {
+    /// Corpus directory.
+    pub dir: PathBuf,
+    /// Output PNG file.
+    #[arg(long, value_name = "PNG")]
+    pub out: PathBuf,
+    /// Tracks to draw (the corpus's first rows).
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    pub max: usize,
+    /// Side of each cell, pixels.
+    #[arg(long, default_value_t = 256, value_name = "PX")]
+    pub cell: u32,
+}
+
+/// Runs `trackgen generate`.
+pub fn generate(args: GenerateArgs) -> Result<()> {
+    let range = match (args.env_range, args.envs) {
+        (_, Some(0)) => return Err(Error::Invalid("--envs 0: expected at least 1 env".into())),
+        (Some(r), Some(n)) if r.end > n => {
+            return Err(Error::Invalid(format!(
+                "--env-range {}..{} ends past --envs {n}: expected B ≤ N",
+                r.start, r.end
+            )))
+        }
+        (Some(r), _) => r,
+        (None, Some(n)) => 0..n,
+        (None, None) => {
+            return Err(Error::Invalid(
+                "give --envs N (envs 0..N) or --env-range A..B".into(),
+            ))
+        }
+    };
+    if args.chunk_envs == 0 {
+        return Err(Error::Invalid("--chunk-envs 0: expected at least 1".into()));
+    }
+    let preset = Preset::load(&args.preset)?;
+    let launch = Launch::for_threads(args.threads)?;
+    let threads = launch.threads();
+    let started = Instant::now();
+    let mut bar = Progress::new(range.end - range.start, "envs");
+    let mut last = trackgen::corpus::Progress::default();
+    let written = write_corpus(
+        &args.out,
+        &preset,
+        args.seed,
+        args.generation,
+        range.clone(),
+        args.chunk_envs,
+        launch,
+        &mut |p| {
+            last = *p;
+            bar.update(p.done_envs);
+        },
+    );
+    bar.finish();
+    let manifest = written?;
+    let seconds = started.elapsed().as_secs_f64();
+    let n = manifest.n_envs();
+    let (items, what) = if manifest.kind.is_some() {
+        ("gates", "courses")
+    } else {
+        ("points", "tracks")
+    };
+    emit(&format!(
+        "generated {n} envs {}..{} of preset {} (seed {}, generation {}) into {}: valid {:.4}, \
+         mean {:.1} {items}; {seconds:.2} s: generation {:.2} s ({} {what}/s on {}), writing \
+         {:.2} s ({:.0} MB/s, fsync included)\n",
+        range.start,
+        range.end,
+        preset.source,
+        args.seed,
+        args.generation,
+        args.out.display(),
+        manifest.stats.valid_fraction,
+        manifest.stats.mean_count,
+        last.generate_s,
+        grouped(n as f64 / last.generate_s.max(1e-9)),
+        threads_label(threads),
+        last.write_s,
+        bytes_written(&manifest) as f64 / 1e6 / last.write_s.max(1e-9),
+    ))
+}
+
+/// Runs `trackgen preview`.
+pub fn preview(args: PreviewArgs) -> Result<()> {
+    if args.max == 0 {
+        return Err(Error::Invalid("--max 0: expected at least 1 track".into()));
+    }
+    let corpus = Corpus::open(&args.dir)?;
+    let rows = (args.max as u64).min(corpus.manifest().n_envs());
+    let (sheet, what) = if corpus.is_gates() {
+        let batch = corpus.read_gate_rows(0..rows)?;
+        (gate_sheet(&batch, args.max, args.cell), "gate courses")
+    } else {
+        let batch = corpus.read_rows(0..rows)?;
+        (contact_sheet(&batch, args.max, args.cell), "tracks")
+    };
+    write_png(&args.out, &sheet)?;
+    emit(&format!(
+        "drew {rows} {what} of {} into {} ({}×{} px)\n",
+        args.dir.display(),
+        args.out.display(),
+        sheet.width(),
+        sheet.height()
+    ))
+}
+
+/// Bytes of a corpus's array files (headers aside): what `generate` wrote.
+fn bytes_written(manifest: &trackgen::corpus::Manifest) -> u64 {
+    manifest
+        .arrays
+        .values()
+        .map(|a| {
+            let size = trackgen::corpus::npy::Dtype::from_descr(&a.dtype).map_or(0, |d| d.size());
+            a.shape.iter().product::<u64>() * size as u64
+        })
+        .sum()
+}
