@@ -1,3 +1,5 @@
+#![warn(missing_docs)]
+#![deny(unsafe_code)]
 //! trackgen: deterministic batched generation of race tracks for parallel RL environments.
 //!
 //! Layers, lowest first: [`rng`] and [`math`] (deterministic primitives with CUDA twins under

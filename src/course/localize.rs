@@ -144,7 +144,7 @@ mod tests {
         (0..n)
             .map(|i| {
                 let a = i as f32 / n as f32 * std::f32::consts::TAU;
-                [r * a.cos(), r * a.sin(), 0.0, 0.0]
+                [r * crate::math::cos(a), r * crate::math::sin(a), 0.0, 0.0]
             })
             .collect()
     }
@@ -161,7 +161,7 @@ mod tests {
         for i in 0..400 {
             let a = i as f32 * 0.0157;
             let r = 50.0 + ((i * 7) % 11) as f32 - 5.0;
-            let q = [r * a.cos(), r * a.sin()];
+            let q = [r * crate::math::cos(a), r * crate::math::sin(a)];
             let hint = (a / std::f32::consts::TAU * 100.0) as u32;
             let l = locate(&path, q, hint, 3, 36.0);
             // The global minimum (a tie between two segments may pick either).

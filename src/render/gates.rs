@@ -164,9 +164,18 @@ mod tests {
         for e in 0..2 {
             for i in 0..6 {
                 let a = i as f32 / 6.0 * std::f32::consts::TAU;
-                b.pos[e * 8 + i] = [20.0 * a.cos(), 20.0 * a.sin(), 2.0 + (i % 2) as f32];
+                b.pos[e * 8 + i] = [
+                    20.0 * crate::math::cos(a),
+                    20.0 * crate::math::sin(a),
+                    2.0 + (i % 2) as f32,
+                ];
                 let yaw = a + std::f32::consts::FRAC_PI_2;
-                b.quat[e * 8 + i] = [0.0, 0.0, (0.5 * yaw).sin(), (0.5 * yaw).cos()];
+                b.quat[e * 8 + i] = [
+                    0.0,
+                    0.0,
+                    crate::math::sin(0.5 * yaw),
+                    crate::math::cos(0.5 * yaw),
+                ];
                 b.size[e * 8 + i] = [2.0, 2.0];
             }
             b.count[e] = 6;

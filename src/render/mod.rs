@@ -295,7 +295,7 @@ mod tests {
         for (e, &v) in valid.iter().enumerate() {
             for k in 0..points {
                 let a = k as f32 / points as f32 * std::f32::consts::TAU;
-                let at = |r: f32| [r * a.cos(), r * a.sin(), 0.0];
+                let at = |r: f32| [r * crate::math::cos(a), r * crate::math::sin(a), 0.0];
                 b.center[e * n_max + k] = at(50.0);
                 b.outer[e * n_max + k] = at(55.0);
                 b.inner[e * n_max + k] = at(45.0);

@@ -106,7 +106,7 @@ mod tests {
         let path: Vec<[f32; 3]> = (0..64)
             .map(|i| {
                 let a = i as f32 / 64.0 * std::f32::consts::TAU;
-                [30.0 * a.cos(), 30.0 * a.sin(), 0.0]
+                [30.0 * crate::math::cos(a), 30.0 * crate::math::sin(a), 0.0]
             })
             .collect();
         let trajectory = path[..20].to_vec();

@@ -278,6 +278,7 @@ impl SceneFile {
         // SAFETY: the map is read-only and private to this process; the documented contract is
         // that the file is not modified while mapped (writers rename a new file over it, which
         // leaves this mapping's inode untouched). Every byte read through it is validated first.
+        #[allow(unsafe_code)] // The one unsafe call of the scene layer: mapping the file.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
         Self::validate(path.to_path_buf(), Backing::Mapped(map))
     }

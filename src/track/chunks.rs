@@ -96,8 +96,8 @@ mod tests {
         let pts: Vec<P2> = (0..n)
             .map(|i| {
                 let t = i as f32 / n as f32 * std::f32::consts::TAU;
-                let r = 50.0 + 40.0 * (5.0 * t).sin();
-                [r * t.cos(), r * t.sin()]
+                let r = 50.0 + 40.0 * crate::math::sin(5.0 * t);
+                [r * crate::math::cos(t), r * crate::math::sin(t)]
             })
             .collect();
         let mut boxes = vec![[0.0; 2]; boxes_len(n)];

@@ -91,7 +91,7 @@ mod tests {
     #[test]
     fn curvature_of_circle_points() {
         let r = 10.0f32;
-        let p = |t: f32| [r * t.cos(), r * t.sin()];
+        let p = |t: f32| [r * crate::math::cos(t), r * crate::math::sin(t)];
         let k = menger_curvature(p(0.0), p(0.1), p(0.2));
         assert!((k - 0.1).abs() < 1e-4);
         assert_eq!(menger_curvature([0.0, 0.0], [1.0, 0.0], [2.0, 0.0]), 0.0);
