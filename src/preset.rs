@@ -296,22 +296,8 @@ pub struct Preset {
 impl Preset {
     /// Loads a built-in preset by name, or a TOML file by path.
     pub fn load(name_or_path: &str) -> Result<Self> {
-        if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
-            return Self::parse(text, name);
-        }
-        let path = Path::new(name_or_path);
-        if path.exists() {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-            return Self::parse(&text, name_or_path);
-        }
-        let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
-        Err(Error::Preset {
-            source_name: name_or_path.to_string(),
-            message: format!(
-                "no built-in preset of that name and no such file; built-in presets: {}",
-                names.join(", ")
-            ),
-        })
+        let (text, source) = preset_text(name_or_path, BUILTIN, "preset")?;
+        Self::parse(&text, &source)
     }
 
     /// The default preset (`track`).
@@ -321,13 +307,8 @@ impl Preset {
 
     /// Parses preset TOML text; `source` names it in errors.
     pub fn parse(text: &str, source: &str) -> Result<Self> {
-        let err = |message: String| Error::Preset {
-            source_name: source.to_string(),
-            message,
-        };
-        let root: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| err(format!("not valid TOML: {e}")))?;
+        let err = |message: String| preset_error(source, message);
+        let root = parse_root(text, source)?;
         let mut out = toml::Table::new();
 
         let mut s = Section::new(&root, "track", source)?;
@@ -555,6 +536,46 @@ impl Preset {
     pub fn hash(&self) -> String {
         sha256_hex(&self.resolved)
     }
+}
+
+/// The one preset loader of track and scene presets: the text of the built-in `name_or_path`
+/// (from `builtin`), or of the file at that path, with the name that errors cite. `kind`
+/// ("preset", "scene preset") names the built-in list in the error for neither.
+pub(crate) fn preset_text(
+    name_or_path: &str,
+    builtin: &[(&str, &str)],
+    kind: &str,
+) -> Result<(String, String)> {
+    if let Some((name, text)) = builtin.iter().find(|(n, _)| *n == name_or_path) {
+        return Ok((text.to_string(), name.to_string()));
+    }
+    let path = Path::new(name_or_path);
+    if path.exists() {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        return Ok((text, name_or_path.to_string()));
+    }
+    let names: Vec<&str> = builtin.iter().map(|(n, _)| *n).collect();
+    Err(preset_error(
+        name_or_path,
+        format!(
+            "no built-in {kind} of that name and no such file; built-in {kind}s: {}",
+            names.join(", ")
+        ),
+    ))
+}
+
+/// The error of preset `source` with `message`.
+pub(crate) fn preset_error(source: &str, message: String) -> Error {
+    Error::Preset {
+        source_name: source.to_string(),
+        message,
+    }
+}
+
+/// The TOML table of preset text `text` (from `source`), or an error naming the source.
+pub(crate) fn parse_root(text: &str, source: &str) -> Result<toml::Table> {
+    text.parse()
+        .map_err(|e: toml::de::Error| preset_error(source, format!("not valid TOML: {e}")))
 }
 
 /// SHA-256 of `text`, lowercase hex: the hash of a resolved preset.

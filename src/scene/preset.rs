@@ -11,10 +11,9 @@
 //! plane, and pillars kept out of the flight corridor.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
-use crate::preset::{sha256_hex, Section};
-use crate::{Error, Result};
+use crate::preset::{parse_root, preset_error, preset_text, sha256_hex, Section};
+use crate::Result;
 
 /// The built-in scene presets: `(name, TOML text)`.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -144,34 +143,14 @@ pub struct ScenePreset {
 impl ScenePreset {
     /// Loads a built-in scene preset by name (`rooms`, `forest`, `gates`), or a TOML file by path.
     pub fn load(name_or_path: &str) -> Result<Self> {
-        if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
-            return Self::parse(text, name);
-        }
-        let path = Path::new(name_or_path);
-        if path.exists() {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-            return Self::parse(&text, name_or_path);
-        }
-        let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
-        Err(Error::Preset {
-            source_name: name_or_path.to_string(),
-            message: format!(
-                "no built-in scene preset of that name and no such file; built-in scene \
-                 presets: {}",
-                names.join(", ")
-            ),
-        })
+        let (text, source) = preset_text(name_or_path, BUILTIN, "scene preset")?;
+        Self::parse(&text, &source)
     }
 
     /// Parses scene preset TOML text; `source` names it in errors.
     pub fn parse(text: &str, source: &str) -> Result<Self> {
-        let err = |message: String| Error::Preset {
-            source_name: source.to_string(),
-            message,
-        };
-        let root: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| err(format!("not valid TOML: {e}")))?;
+        let err = |message: String| preset_error(source, message);
+        let root = parse_root(text, source)?;
         let mut out = toml::Table::new();
 
         let mut s = Section::new(&root, "scene", source)?;
