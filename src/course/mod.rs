@@ -24,6 +24,7 @@
 
 mod agent;
 pub mod collision;
+mod courses;
 mod gate_batch;
 pub mod gates;
 pub mod geometry;
@@ -34,6 +35,7 @@ mod step;
 pub mod vector;
 
 pub use agent::PurePursuit;
+pub use courses::Courses;
 pub use gate_batch::GateBatch;
 pub use gates::GatePipeline;
 pub use geometry::{Checkpoint, CourseGeometry, MIN_CHECKPOINTS};

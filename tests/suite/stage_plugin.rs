@@ -66,7 +66,7 @@ fn user_stage_generates_valid_deterministic_tracks() {
     };
     let a = run(1, 32);
     assert!(a.valid.iter().all(|&v| v == 1));
-    assert!(a.slice(0..16).same_bytes(&run(2, 16)));
+    assert!(a.slice(0..16).bytes_eq(&run(2, 16)));
 }
 
 #[test]
