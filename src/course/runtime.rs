@@ -626,7 +626,7 @@ impl Course {
                     seed,
                     env_base + e as u64,
                     generation[e],
-                    super::stage::OBSTACLES,
+                    crate::rng::stream::OBSTACLES,
                 );
                 match source {
                     Courses::Track { batch, .. } => {

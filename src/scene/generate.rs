@@ -17,14 +17,7 @@ use super::primitive::{quat_from_euler, EnvScene, Primitive, Shape, IDENTITY};
 use crate::course::GatePipeline;
 use crate::exec::Launch;
 use crate::math::{sin_cos, PI, TAU};
-use crate::rng::LaneRng;
-
-/// The random stream of the rooms generator.
-pub const STAGE_ROOMS: u32 = 0x5C00_0001;
-/// The random stream of the forest generator.
-pub const STAGE_FOREST: u32 = 0x5C00_0002;
-/// The random stream of the gates scene's pillars (the gates come from the course's own streams).
-pub const STAGE_GATES: u32 = 0x5C00_0003;
+use crate::rng::{stream, LaneRng};
 
 /// Height of each domain's floor above the domain's bottom face, metres.
 pub const FLOOR_MARGIN_M: f32 = 0.5;
@@ -35,7 +28,7 @@ pub fn generate_env(preset: &ScenePreset, seed: u64, env: u64, generation: u32) 
     let origin = [-0.5 * s, -0.5 * s, -FLOOR_MARGIN_M];
     match &preset.kind {
         SceneKind::Rooms(p) => {
-            let mut rng = LaneRng::new(seed, env, generation, STAGE_ROOMS);
+            let mut rng = LaneRng::new(seed, env, generation, stream::SCENE_ROOMS);
             let (primitives, spawn) = rooms(p, &mut rng);
             EnvScene {
                 origin,
@@ -45,7 +38,7 @@ pub fn generate_env(preset: &ScenePreset, seed: u64, env: u64, generation: u32) 
             }
         }
         SceneKind::Gates(p) => {
-            let mut rng = LaneRng::new(seed, env, generation, STAGE_GATES);
+            let mut rng = LaneRng::new(seed, env, generation, stream::SCENE_GATES);
             let (primitives, spawn) = gates(p, seed, env, generation, 0.5 * s, &mut rng);
             EnvScene {
                 origin,
@@ -55,7 +48,7 @@ pub fn generate_env(preset: &ScenePreset, seed: u64, env: u64, generation: u32) 
             }
         }
         SceneKind::Forest(p) => {
-            let mut rng = LaneRng::new(seed, env, generation, STAGE_FOREST);
+            let mut rng = LaneRng::new(seed, env, generation, stream::SCENE_FOREST);
             let half = 0.5 * s;
             EnvScene {
                 origin,

@@ -20,7 +20,7 @@ use super::validity::{is_valid, ValidityConsts, ValidityScratch, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
 use crate::exec::Launch;
 use crate::preset::Preset;
-use crate::rng::{stage, LaneRng};
+use crate::rng::{stream, LaneRng};
 use crate::{Error, Result};
 
 /// A track pipeline built for `n_envs` envs of one preset, with all its scratch.
@@ -230,7 +230,7 @@ impl Pipeline {
                 if act == 0 {
                     return;
                 }
-                let stream = stage::with_attempt(stage::GENERATE, u32::from(attempt));
+                let stream = stream::with_attempt(stream::GENERATE, u32::from(attempt));
                 let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stream);
                 let n = stage.run_lane(&mut rng, scratch, raw);
                 *raw_count = n.min(raw.len()) as u32;
@@ -408,7 +408,7 @@ impl Pipeline {
                     arclen[i] = total;
                     total += super::geometry::dist(pts[i], pts[(i + 1) % n]);
                 }
-                let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stage::ZPROFILE);
+                let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stream::ZPROFILE);
                 profile_lane(&params, &mut rng, &arclen[..n], total, lattice, &mut z[..n]);
             },
         );

@@ -735,7 +735,7 @@ mod tests {
     fn run(r: &Repulsive, env: u64, poison: f32) -> (Vec<P2>, Vec<P2>) {
         let mut scratch = vec![poison; r.scratch_len()];
         let mut out = vec![[f32::NAN; 2]; r.max_points()];
-        let mut rng = LaneRng::new(11, env, 0, crate::rng::stage::GENERATE);
+        let mut rng = LaneRng::new(11, env, 0, crate::rng::stream::GENERATE);
         // As the pipeline runs it: set-up, then windows while the lane is active.
         let mut m = r.run_lane(&mut rng, &mut scratch, &mut out);
         for _ in 0..r.max_windows() {

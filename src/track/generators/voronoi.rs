@@ -597,7 +597,7 @@ pub(super) mod tests {
     fn run(v: &Voronoi, env: u64, poison: f32) -> Vec<P2> {
         let mut scratch = vec![poison; v.scratch_len()];
         let mut out = vec![[f32::NAN; 2]; v.max_points()];
-        let mut rng = LaneRng::new(7, env, 0, crate::rng::stage::GENERATE);
+        let mut rng = LaneRng::new(7, env, 0, crate::rng::stream::GENERATE);
         let m = v.run_lane(&mut rng, &mut scratch, &mut out);
         assert!(m <= v.max_points());
         out.truncate(m);
