@@ -19,7 +19,7 @@ impl Stage for Ellipse {
     fn max_points(&self) -> usize {
         200
     }
-    fn run_lane(&self, rng: &mut LaneRng, _: &mut [f32], out: &mut [P2]) -> usize {
+    fn run_lane(&self, rng: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [P2]) -> usize {
         let (a, b) = (rng.range(80.0, 120.0), rng.range(50.0, 80.0));
         for (i, p) in out.iter_mut().enumerate() {
             let (s, c) = sin_cos(TAU * i as f32 / 200.0);
@@ -39,7 +39,7 @@ impl Stage for FigureEight {
     fn max_points(&self) -> usize {
         200
     }
-    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], out: &mut [P2]) -> usize {
+    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [P2]) -> usize {
         for (i, p) in out.iter_mut().enumerate() {
             let (s, c) = sin_cos(TAU * i as f32 / 200.0);
             *p = [150.0 * s, 100.0 * s * c];
