@@ -7,9 +7,10 @@ use rayon::prelude::*;
 use super::courses::Courses;
 use super::gate_batch::GateBatch;
 use super::geometry::{build_gates_lane, build_track_lane, BuildConsts, CourseGeometry, GeomRow};
-use super::outputs::{out_chunks, out_rows, OutRows, StepOutputs};
+use super::outputs::{OutRows, StepOutputs};
 use super::step::{goals_at, step_env, AgentPose, EnvCourse, EnvState, Goals, Mode, StepConsts};
 use super::vector::{fails_ge, V3};
+use crate::exec::layout::par_chunks;
 use crate::exec::Launch;
 use crate::preset::Preset;
 use crate::rng::LaneRng;
@@ -488,7 +489,7 @@ impl Course {
             binding.positions.par_chunks(CHUNK),
             self.state.par_chunks_mut(CHUNK),
             self.goals.par_chunks_mut(CHUNK),
-            out_chunks!(self.outputs),
+            par_chunks(self.outputs.rows_mut(), CHUNK),
         );
         let inputs = Inputs {
             orientations: binding.orientations.as_deref(),
@@ -498,7 +499,7 @@ impl Course {
         self.launch.lanes(
             lanes.into_par_iter(),
             |chunk, (positions, states, goals, out)| {
-                let out = out_rows!(out).trim(positions.len());
+                let out = out.trim(positions.len());
                 let env = EnvRows {
                     base: chunk * CHUNK,
                     positions,
@@ -650,12 +651,11 @@ impl Course {
             mask.par_chunks(CHUNK),
             self.state.par_chunks_mut(CHUNK),
             self.goals.par_chunks_mut(CHUNK),
-            out_chunks!(self.outputs),
+            par_chunks(self.outputs.rows_mut(), CHUNK),
         );
         self.launch.lanes(
             lanes.into_par_iter(),
-            |chunk, (mask, states, goals, out)| {
-                let mut out = out_rows!(out);
+            |chunk, (mask, states, goals, mut out)| {
                 let base = chunk * CHUNK;
                 let rows = mask.iter().zip(states.iter_mut()).zip(goals.iter_mut());
                 for (i, ((&m, state), goals)) in rows.enumerate() {

@@ -1,7 +1,8 @@
 //! Batch layouts (`exec::layout`): what every declared batch gets from its one field list.
 
+use rayon::prelude::*;
 use trackgen::course::{GateBatch, StepOutputs};
-use trackgen::exec::layout::{Dtype, Extent, Layout};
+use trackgen::exec::layout::{par_chunks, Dtype, Extent, Layout, SplitRows};
 use trackgen::track::TrackBatch;
 
 /// `(field, corpus array, dtype, scalars per element)` of the stored buffers, written out here.
@@ -143,4 +144,48 @@ fn checks_and_overflow_name_the_buffer_and_the_sizes() {
         m.contains("StepOutputs.hit") && m.contains("0 entries"),
         "{m}"
     );
+}
+
+/// A one-buffer view, to drive `par_chunks` directly.
+struct Ids<'a>(&'a mut [u32]);
+
+impl SplitRows for Ids<'_> {
+    fn rows(&self) -> usize {
+        self.0.len()
+    }
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (a, b) = self.0.split_at_mut(mid);
+        (Ids(a), Ids(b))
+    }
+}
+
+#[test]
+fn par_chunks_splits_every_row_once_in_order() {
+    for (n, chunk) in [(0, 4), (1, 4), (10, 4), (12, 4), (1000, 7), (1000, 1)] {
+        let mut ids: Vec<u32> = (0..n).collect();
+        let chunks: Vec<Vec<u32>> = par_chunks(Ids(&mut ids), chunk as usize)
+            .map(|c| c.0.to_vec())
+            .collect();
+        let want: Vec<Vec<u32>> = (0..n)
+            .collect::<Vec<_>>()
+            .chunks(chunk as usize)
+            .map(<[u32]>::to_vec)
+            .collect();
+        assert_eq!(chunks, want, "n = {n}, chunk = {chunk}");
+        // Writes through the chunks land in their own rows; the reverse walk sees the same chunks.
+        par_chunks(Ids(&mut ids), chunk as usize)
+            .enumerate()
+            .for_each(|(k, c)| c.0.iter_mut().for_each(|v| *v = k as u32));
+        assert!(ids
+            .iter()
+            .enumerate()
+            .all(|(i, &v)| v == (i / chunk as usize) as u32));
+        let rev: Vec<usize> = par_chunks(Ids(&mut ids), chunk as usize)
+            .rev()
+            .map(|c| c.0.len())
+            .collect();
+        let mut want_rev: Vec<usize> = want.iter().map(Vec::len).collect();
+        want_rev.reverse();
+        assert_eq!(rev, want_rev);
+    }
 }
