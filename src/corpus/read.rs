@@ -204,7 +204,8 @@ impl Corpus {
     fn read_fields<B: Layout>(&self, batch: &mut B, first_row: u64) -> Result<()> {
         let mut result = Ok(());
         batch.for_each_field_mut(|field, dst| {
-            if let (Some(array), true) = (field.npy, result.is_ok()) {
+            let Some(array) = field.npy else { return };
+            if result.is_ok() {
                 result = self.read_array_rows(array.name, first_row, dst);
                 if array.dtype.size() == 4 {
                     swap_to_native(dst);
