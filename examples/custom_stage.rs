@@ -30,7 +30,13 @@ impl Stage for Stadium {
     fn max_points(&self) -> usize {
         2 * (ARC + STRAIGHT)
     }
-    fn run_lane(&self, rng: &mut LaneRng, _scratch: &mut [f32], out: &mut [P2]) -> usize {
+    fn run_lane(
+        &self,
+        rng: &mut LaneRng,
+        _scratch: &mut [f32],
+        _scratch_u32: &mut [u32],
+        out: &mut [P2],
+    ) -> usize {
         // Only IEEE-exact operations and trackgen::math, randomness only from `rng`.
         let r = rng.range(self.min_radius_m, self.max_radius_m);
         let half = 0.5 * rng.range(0.0, self.max_straight_m);

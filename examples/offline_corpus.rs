@@ -50,11 +50,11 @@ fn main() -> trackgen::Result<()> {
         let same = if preset.gates.is_some() {
             let (_, full) = read_gate_corpus(&full_dir)?;
             let (_, part) = read_gate_corpus(&shard_dir)?;
-            full.slice(a..b).same_bytes(&part)
+            full.slice(a..b).bytes_eq(&part)
         } else {
             let (_, full) = read_corpus(&full_dir)?;
             let (_, part) = read_corpus(&shard_dir)?;
-            full.slice(a..b).same_bytes(&part)
+            full.slice(a..b).bytes_eq(&part)
         };
         assert!(
             same,

@@ -27,8 +27,8 @@
 //! let mut mask = vec![0u8; 8];
 //! mask[3] = 1;
 //! pipeline.regenerate(42, &mask, &mut batch)?;
-//! assert!(batch.slice(0..3).same_bytes(&before.slice(0..3)));
-//! assert!(!batch.slice(3..4).same_bytes(&before.slice(3..4)));
+//! assert!(batch.slice(0..3).bytes_eq(&before.slice(0..3)));
+//! assert!(!batch.slice(3..4).bytes_eq(&before.slice(3..4)));
 //! # Ok::<(), trackgen::Error>(())
 //! ```
 

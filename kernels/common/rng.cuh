@@ -13,12 +13,24 @@
 // The golden-ratio increment of SplitMix64.
 #define TG_GOLDEN_GAMMA 0x9e3779b97f4a7c15ull
 
-// Stage identifiers (Rust `rng::stage`): each pipeline stage draws from its own stream.
-#define TG_STAGE_GENERATE 1u
-#define TG_STAGE_ZPROFILE 2u
-#define TG_STAGE_USER (1u << 16)
+// The random-stream ids (Rust `rng::stream`, one table): each stage draws from its own stream.
+// TG_STREAM_IDS(X) applies X(name, value) to every id in the Rust table's order; the constants
+// TG_STREAM_<name> come from it, and the twin test compares it with `rng::stream::ALL`.
+#define TG_STREAM_IDS(X)              \
+    X(GENERATE, 1u)                   \
+    X(ZPROFILE, 2u)                   \
+    X(GATES, 0x0300u)                 \
+    X(OBSTACLES, 0x0301u)             \
+    X(SCENE_ROOMS, 0x5C000001u)       \
+    X(SCENE_FOREST, 0x5C000002u)      \
+    X(SCENE_GATES, 0x5C000003u)       \
+    X(USER, 1u << 16)
 
-// The stream word of `stage` at retry `attempt` (attempts live in the top byte).
+#define TG_STREAM_CONSTANT(name, value) static constexpr tg_u32 TG_STREAM_##name = (value);
+TG_STREAM_IDS(TG_STREAM_CONSTANT)
+#undef TG_STREAM_CONSTANT
+
+// The stream word of id `stage` at retry `attempt` (attempts live in the top byte).
 TG_HD inline tg_u32 tg_stage_with_attempt(tg_u32 stage, tg_u32 attempt) {
     return stage ^ (attempt << 24);
 }

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::npy::Dtype;
+use crate::course::GateBatch;
+use crate::exec::layout::{Field, NpyArray};
+use crate::track::TrackBatch;
 
 /// The `format` string of every corpus manifest.
 pub const FORMAT: &str = "trackgen-corpus";
@@ -12,56 +14,24 @@ pub const FORMAT: &str = "trackgen-corpus";
 /// The corpus format version this crate writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// The arrays of a corpus, in the order they are written: `(name, dtype, per_point)`.
-///
-/// `per_point` is the number of components per point: `Some(3)` for `[N, N_max, 3]` vectors,
-/// `Some(1)` for `[N, N_max]` per-point scalars; `None` marks `[N]` per-env scalars.
-pub const ARRAYS: &[(&str, Dtype, Option<u64>)] = &[
-    ("center", Dtype::F4, Some(3)),
-    ("outer", Dtype::F4, Some(3)),
-    ("inner", Dtype::F4, Some(3)),
-    ("tangent", Dtype::F4, Some(3)),
-    ("normal", Dtype::F4, Some(3)),
-    ("arclen", Dtype::F4, Some(1)),
-    ("count", Dtype::I4, None),
-    ("length", Dtype::F4, None),
-    ("valid", Dtype::U1, None),
-    ("attempts", Dtype::U1, None),
-];
-
-/// The arrays of a gate corpus (`kind = "gates"`), in the order they are written, as in
-/// [`ARRAYS`]; the second dimension is `G = n_max`, the preset's `max_gates`.
-pub const GATE_ARRAYS: &[(&str, Dtype, Option<u64>)] = &[
-    ("gate_pos", Dtype::F4, Some(3)),
-    ("gate_quat", Dtype::F4, Some(4)),
-    ("gate_size", Dtype::F4, Some(2)),
-    ("gate_count", Dtype::I4, None),
-    ("valid", Dtype::U1, None),
-    ("attempts", Dtype::U1, None),
-];
-
 /// The `kind` of a gate corpus's manifest (track corpora have no `kind`).
 pub const KIND_GATES: &str = "gates";
 
-/// The arrays of a corpus of `kind` (`None`: tracks, [`ARRAYS`]; `Some("gates")`:
-/// [`GATE_ARRAYS`]), or `None` for an unknown kind.
-pub fn arrays_for(kind: Option<&str>) -> Option<&'static [(&'static str, Dtype, Option<u64>)]> {
+/// The buffers of the batch a corpus of `kind` holds (`None`: tracks,
+/// [`TrackBatch::FIELDS`]; `Some("gates")`: [`GateBatch::FIELDS`]), or `None` for an unknown
+/// kind. The corpus's arrays are the fields with an [`npy`](Field::npy) array, in this order;
+/// [`Field::npy_shape`] gives each array's shape.
+pub fn arrays_for(kind: Option<&str>) -> Option<&'static [Field]> {
     match kind {
-        None => Some(ARRAYS),
-        Some(KIND_GATES) => Some(GATE_ARRAYS),
+        None => Some(TrackBatch::FIELDS),
+        Some(KIND_GATES) => Some(GateBatch::FIELDS),
         Some(_) => None,
     }
 }
 
-/// The shape of an array with `per_point` components (as in [`ARRAYS`]) for `n_envs` envs of
-/// `n_max` points: `[N, n_max, k]` for `Some(k)` with `k > 1`, `[N, n_max]` for `Some(1)`,
-/// `[N]` for `None`.
-pub fn array_shape(per_point: Option<u64>, n_envs: u64, n_max: u64) -> Vec<u64> {
-    match per_point {
-        Some(1) => vec![n_envs, n_max],
-        Some(k) => vec![n_envs, n_max, k],
-        None => vec![n_envs],
-    }
+/// The fields of `fields` that a corpus stores, with their arrays, in order.
+pub fn stored(fields: &'static [Field]) -> impl Iterator<Item = (&'static Field, NpyArray)> {
+    fields.iter().filter_map(|f| f.npy.map(|a| (f, a)))
 }
 
 /// One array file of a corpus.
@@ -109,8 +79,8 @@ pub struct Manifest {
     pub preset_toml: String,
     /// SHA-256 of `preset_toml`, lowercase hex.
     pub preset_sha256: String,
-    /// What the corpus holds: absent for tracks ([`ARRAYS`]), `"gates"` for gate courses
-    /// ([`GATE_ARRAYS`]). Track manifests do not carry the field, so they are unchanged.
+    /// What the corpus holds: absent for tracks ([`TrackBatch`]), `"gates"` for gate courses
+    /// ([`GateBatch`]). Track manifests do not carry the field, so they are unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// The seed.

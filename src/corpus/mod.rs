@@ -49,8 +49,7 @@ mod read;
 mod write;
 
 pub use manifest::{
-    array_shape, arrays_for, ArrayEntry, Manifest, Stats, ARRAYS, FORMAT, FORMAT_VERSION,
-    GATE_ARRAYS, KIND_GATES,
+    arrays_for, stored, ArrayEntry, Manifest, Stats, FORMAT, FORMAT_VERSION, KIND_GATES,
 };
 pub use read::{read_corpus, read_gate_corpus, Corpus};
 pub use write::{write_corpus, Progress, DEFAULT_CHUNK_ENVS, MANIFEST_FILE};

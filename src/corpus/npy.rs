@@ -25,45 +25,7 @@ pub const MAGIC: &[u8; 6] = b"\x93NUMPY";
 /// Data starts at a multiple of this many bytes.
 pub const ALIGN: usize = 64;
 
-/// The element types a corpus stores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dtype {
-    /// Little-endian `f32`, `'<f4'`.
-    F4,
-    /// Little-endian `i32`, `'<i4'`.
-    I4,
-    /// `u8`, `'|u1'`.
-    U1,
-}
-
-impl Dtype {
-    /// The numpy type string (`'<f4'`, `'<i4'`, `'|u1'`).
-    pub fn descr(self) -> &'static str {
-        match self {
-            Dtype::F4 => "<f4",
-            Dtype::I4 => "<i4",
-            Dtype::U1 => "|u1",
-        }
-    }
-
-    /// Bytes per element.
-    pub fn size(self) -> usize {
-        match self {
-            Dtype::F4 | Dtype::I4 => 4,
-            Dtype::U1 => 1,
-        }
-    }
-
-    /// The dtype of a numpy type string, or `None` for any other (`'<u1'` reads as `'|u1'`).
-    pub fn from_descr(descr: &str) -> Option<Self> {
-        match descr {
-            "<f4" => Some(Dtype::F4),
-            "<i4" => Some(Dtype::I4),
-            "|u1" | "<u1" => Some(Dtype::U1),
-            _ => None,
-        }
-    }
-}
+pub use crate::exec::layout::Dtype;
 
 /// What an NPY header says: the dtype, the C-order shape, and where the data starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -303,6 +265,29 @@ impl NpyWriter {
         } else {
             let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
             self.write_raw(&bytes)
+        }
+    }
+
+    /// Appends elements of this file's dtype given as their native-order bytes (a whole number
+    /// of elements; byte-swapped to little-endian on a big-endian machine).
+    pub fn append_native(&mut self, bytes: &[u8]) -> Result<()> {
+        let size = self.dtype.size();
+        if bytes.len() % size != 0 {
+            return Err(Error::Invalid(format!(
+                "{}: appending {} bytes, not a whole number of {} values",
+                self.path.display(),
+                bytes.len(),
+                self.dtype.descr()
+            )));
+        }
+        if cfg!(target_endian = "little") || size == 1 {
+            self.write_raw(bytes)
+        } else {
+            let swapped: Vec<u8> = bytes
+                .chunks_exact(size)
+                .flat_map(|word| word.iter().rev().copied())
+                .collect();
+            self.write_raw(&swapped)
         }
     }
 

@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::manifest::{array_shape, arrays_for, Manifest, FORMAT, FORMAT_VERSION, GATE_ARRAYS};
+use super::manifest::{arrays_for, stored, Manifest, FORMAT, FORMAT_VERSION};
 use super::npy::{hex, parse_header, Header};
 use super::write::MANIFEST_FILE;
 use crate::course::GateBatch;
+use crate::exec::layout::{Field, Layout};
 use crate::preset::Preset;
 use crate::track::TrackBatch;
 use crate::{Error, Result};
@@ -55,11 +56,14 @@ impl Corpus {
 
         let mut headers = BTreeMap::new();
         let (n_envs, n_max) = (manifest.n_envs(), manifest.n_max);
-        for &(name, dtype, per_point) in manifest_arrays(&manifest) {
+        for (field, array) in stored(manifest_fields(&manifest)) {
+            let (name, dtype) = (array.name, array.dtype);
             let entry = manifest.arrays.get(name).ok_or_else(|| {
                 format_error(&manifest_path, format!("no entry for array `{name}`"))
             })?;
-            let expected_shape = array_shape(per_point, n_envs, n_max);
+            let expected_shape = field
+                .npy_shape(n_envs, n_max)
+                .expect("stored fields have an array");
             if entry.dtype != dtype.descr() || entry.shape != expected_shape {
                 return Err(format_error(
                     &manifest_path,
@@ -151,27 +155,8 @@ impl Corpus {
             .map_err(|_| Error::Invalid("n_max too large for this machine".into()))?;
         let mut batch = TrackBatch::new(n, n_max, self.manifest.env_range[0] + rows.start)?;
         batch.generation.fill(self.manifest.generation);
-        let mut counts = vec![0i32; n];
-        for &(name, _, _) in super::manifest::ARRAYS {
-            let dst: &mut [u8] = match name {
-                "center" => bytemuck::cast_slice_mut(&mut batch.center),
-                "outer" => bytemuck::cast_slice_mut(&mut batch.outer),
-                "inner" => bytemuck::cast_slice_mut(&mut batch.inner),
-                "tangent" => bytemuck::cast_slice_mut(&mut batch.tangent),
-                "normal" => bytemuck::cast_slice_mut(&mut batch.normal),
-                "arclen" => bytemuck::cast_slice_mut(&mut batch.arclen),
-                "count" => bytemuck::cast_slice_mut(&mut counts),
-                "length" => bytemuck::cast_slice_mut(&mut batch.length),
-                "valid" => &mut batch.valid,
-                "attempts" => &mut batch.attempts,
-                other => unreachable!("array {other} has no destination buffer"),
-            };
-            self.read_array_rows(name, rows.start, dst)?;
-            if name != "valid" && name != "attempts" {
-                swap_to_native(dst);
-            }
-        }
-        self.check_counts("count", &counts, rows.start, &mut batch.count)?;
+        self.read_fields(&mut batch, rows.start)?;
+        self.check_counts("count", &batch.count, rows.start)?;
         Ok(batch)
     }
 
@@ -195,23 +180,8 @@ impl Corpus {
         let mut batch =
             GateBatch::new(n, g_max, self.manifest.env_range[0] + rows.start, thickness)?;
         batch.generation.fill(self.manifest.generation);
-        let mut counts = vec![0i32; n];
-        for &(name, _, _) in GATE_ARRAYS {
-            let dst: &mut [u8] = match name {
-                "gate_pos" => bytemuck::cast_slice_mut(&mut batch.pos),
-                "gate_quat" => bytemuck::cast_slice_mut(&mut batch.quat),
-                "gate_size" => bytemuck::cast_slice_mut(&mut batch.size),
-                "gate_count" => bytemuck::cast_slice_mut(&mut counts),
-                "valid" => &mut batch.valid,
-                "attempts" => &mut batch.attempts,
-                other => unreachable!("array {other} has no destination buffer"),
-            };
-            self.read_array_rows(name, rows.start, dst)?;
-            if name != "valid" && name != "attempts" {
-                swap_to_native(dst);
-            }
-        }
-        self.check_counts("gate_count", &counts, rows.start, &mut batch.count)?;
+        self.read_fields(&mut batch, rows.start)?;
+        self.check_counts("gate_count", &batch.count, rows.start)?;
         Ok(batch)
     }
 
@@ -230,27 +200,36 @@ impl Corpus {
             .map_err(|_| Error::Invalid("row range too large for this machine".into()))
     }
 
-    /// Checks the counts read from array `name` (rows from `first_row`) and stores them.
-    fn check_counts(
-        &self,
-        name: &str,
-        counts: &[i32],
-        first_row: u64,
-        out: &mut [u32],
-    ) -> Result<()> {
+    /// Reads rows from `first_row` of every stored array into its buffer of `batch`.
+    fn read_fields<B: Layout>(&self, batch: &mut B, first_row: u64) -> Result<()> {
+        let mut result = Ok(());
+        batch.for_each_field_mut(|field, dst| {
+            let Some(array) = field.npy else { return };
+            if result.is_ok() {
+                result = self.read_array_rows(array.name, first_row, dst);
+                if array.dtype.size() == 4 {
+                    swap_to_native(dst);
+                }
+            }
+        });
+        result
+    }
+
+    /// Checks the counts read from array `name` (rows from `first_row`; stored as `<i4`).
+    fn check_counts(&self, name: &str, counts: &[u32], first_row: u64) -> Result<()> {
         let count_path = self.array_path(name);
         for (i, &c) in counts.iter().enumerate() {
-            if c < 0 || c as u64 > self.manifest.n_max {
+            if u64::from(c) > self.manifest.n_max {
                 return Err(format_error(
                     &count_path,
                     format!(
-                        "row {} holds count {c}: expected 0..={}",
+                        "row {} holds count {}: expected 0..={}",
                         first_row + i as u64,
+                        c as i32,
                         self.manifest.n_max
                     ),
                 ));
             }
-            out[i] = c as u32;
         }
         Ok(())
     }
@@ -366,10 +345,8 @@ fn swap_to_native(words: &mut [u8]) {
     }
 }
 
-/// The arrays the manifest's kind holds (checked by [`parse_manifest`]).
-fn manifest_arrays(
-    manifest: &Manifest,
-) -> &'static [(&'static str, super::npy::Dtype, Option<u64>)] {
+/// The buffers of the batch the manifest's kind holds (checked by [`parse_manifest`]).
+fn manifest_fields(manifest: &Manifest) -> &'static [Field] {
     arrays_for(manifest.kind.as_deref()).expect("parse_manifest rejects unknown kinds")
 }
 

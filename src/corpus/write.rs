@@ -7,15 +7,11 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::manifest::{
-    array_shape, ArrayEntry, Manifest, Stats, ARRAYS, FORMAT, FORMAT_VERSION, GATE_ARRAYS,
-    KIND_GATES,
-};
+use super::manifest::{stored, ArrayEntry, Manifest, Stats, FORMAT, FORMAT_VERSION, KIND_GATES};
 use super::npy::NpyWriter;
-use crate::course::{GateBatch, GatePipeline};
+use crate::course::Courses;
 use crate::exec::Launch;
 use crate::preset::Preset;
-use crate::track::{Pipeline, TrackBatch};
 use crate::{Error, Result};
 
 /// The name of the manifest file inside a corpus directory.
@@ -42,8 +38,9 @@ pub struct Progress {
 /// Writes the corpus of envs `env_range` of `(preset, seed, generation)` into the new directory
 /// `dir`, generating `chunk_envs` envs per batch, and returns its manifest.
 ///
-/// A preset with a `[gates]` section writes a gate corpus (`kind = "gates"`, the arrays of
-/// [`GATE_ARRAYS`](super::GATE_ARRAYS)); any other preset a track corpus ([`ARRAYS`](super::ARRAYS)).
+/// A preset with a `[gates]` section writes a gate corpus (`kind = "gates"`, the `npy` arrays of
+/// [`GateBatch`](crate::course::GateBatch)); any other preset a track corpus (those of
+/// [`TrackBatch`](crate::track::TrackBatch)).
 ///
 /// `dir` must not exist (an existing one is an error naming it, never overwritten) and its parent
 /// must be a writable directory. The corpus is built in the hidden sibling `.NAME.tmp-<pid>`, every
@@ -160,90 +157,17 @@ fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(|e| Error::io(dir, e))
 }
 
-/// A pipeline and the batch it fills, for one chunk size.
-enum Chunker {
-    Track {
-        pipeline: Box<Pipeline>,
-        batch: TrackBatch,
-    },
-    Gates {
-        pipeline: Box<GatePipeline>,
-        batch: GateBatch,
-    },
-}
-
-impl Chunker {
-    fn new(preset: &Preset, n: usize, launch: Launch) -> Result<Self> {
-        Ok(if preset.gates.is_some() {
-            let pipeline = GatePipeline::new(preset, n, launch)?;
-            let batch = pipeline.new_batch(0)?;
-            Chunker::Gates {
-                pipeline: Box::new(pipeline),
-                batch,
-            }
-        } else {
-            let pipeline = Pipeline::new(preset, n, launch)?;
-            let batch = pipeline.new_batch(0)?;
-            Chunker::Track {
-                pipeline: Box::new(pipeline),
-                batch,
-            }
-        })
-    }
-
-    fn generate(&mut self, seed: u64, generation: u32, env_base: u64) -> Result<()> {
-        match self {
-            Chunker::Track { pipeline, batch } => {
-                batch.env_base = env_base;
-                pipeline.generate(seed, generation, batch)
-            }
-            Chunker::Gates { pipeline, batch } => {
-                batch.env_base = env_base;
-                pipeline.generate(seed, generation, batch)
-            }
+/// Appends the batch's stored buffers to `writers` (one per array of the corpus kind, in order).
+fn append(courses: &Courses, writers: &mut [NpyWriter]) -> Result<()> {
+    let mut writers = writers.iter_mut();
+    let mut result = Ok(());
+    courses.for_each_field(|field, bytes| {
+        if field.npy.is_some() && result.is_ok() {
+            let writer = writers.next().expect("one writer per stored array");
+            result = writer.append_native(bytes);
         }
-    }
-
-    /// Appends the batch's rows to `writers` (one per array of the corpus kind, in order).
-    fn append(&self, writers: &mut [NpyWriter], counts_i32: &mut Vec<i32>) -> Result<()> {
-        match self {
-            Chunker::Track { batch: b, .. } => {
-                counts_i32.clear();
-                counts_i32.extend(b.count.iter().map(|&c| c as i32));
-                for (writer, &(name, _, _)) in writers.iter_mut().zip(ARRAYS) {
-                    match name {
-                        "center" => writer.append_f32(bytemuck::cast_slice(&b.center))?,
-                        "outer" => writer.append_f32(bytemuck::cast_slice(&b.outer))?,
-                        "inner" => writer.append_f32(bytemuck::cast_slice(&b.inner))?,
-                        "tangent" => writer.append_f32(bytemuck::cast_slice(&b.tangent))?,
-                        "normal" => writer.append_f32(bytemuck::cast_slice(&b.normal))?,
-                        "arclen" => writer.append_f32(&b.arclen)?,
-                        "count" => writer.append_i32(counts_i32)?,
-                        "length" => writer.append_f32(&b.length)?,
-                        "valid" => writer.append_u8(&b.valid)?,
-                        "attempts" => writer.append_u8(&b.attempts)?,
-                        other => unreachable!("array {other} has no source buffer"),
-                    }
-                }
-            }
-            Chunker::Gates { batch: b, .. } => {
-                counts_i32.clear();
-                counts_i32.extend(b.count.iter().map(|&c| c as i32));
-                for (writer, &(name, _, _)) in writers.iter_mut().zip(GATE_ARRAYS) {
-                    match name {
-                        "gate_pos" => writer.append_f32(bytemuck::cast_slice(&b.pos))?,
-                        "gate_quat" => writer.append_f32(bytemuck::cast_slice(&b.quat))?,
-                        "gate_size" => writer.append_f32(bytemuck::cast_slice(&b.size))?,
-                        "gate_count" => writer.append_i32(counts_i32)?,
-                        "valid" => writer.append_u8(&b.valid)?,
-                        "attempts" => writer.append_u8(&b.attempts)?,
-                        other => unreachable!("array {other} has no source buffer"),
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
+    });
+    result
 }
 
 #[allow(clippy::too_many_arguments)] // Same values as `write_corpus`.
@@ -258,52 +182,51 @@ fn write_into(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<(Manifest, Progress)> {
     let n_envs = env_range.end - env_range.start;
-    let (array_list, kind, n_max) = match &preset.gates {
-        Some(g) => (
-            GATE_ARRAYS,
-            Some(KIND_GATES.to_string()),
-            u64::from(g.max_gates),
-        ),
-        None => (ARRAYS, None, u64::from(preset.track.n_max)),
+    let (kind, n_max) = match &preset.gates {
+        Some(g) => (Some(KIND_GATES.to_string()), u64::from(g.max_gates)),
+        None => (None, u64::from(preset.track.n_max)),
     };
-    let mut writers = array_list
-        .iter()
-        .map(|&(name, dtype, per_point)| {
-            let path = tmp.join(format!("{name}.npy"));
-            NpyWriter::create(&path, dtype, &array_shape(per_point, n_envs, n_max))
-        })
-        .collect::<Result<Vec<_>>>()?;
-
     let chunk = usize::try_from(n_envs).map_or(chunk_envs, |n| n.min(chunk_envs));
     let tail = usize::try_from(n_envs % chunk as u64).expect("the tail is smaller than a chunk");
-    let mut full = Chunker::new(preset, chunk, launch.clone())?;
+    let mut full = Courses::new(preset, chunk, 0, launch.clone())?;
     let mut last = if tail > 0 {
-        Some(Chunker::new(preset, tail, launch.clone())?)
+        Some(Courses::new(preset, tail, 0, launch.clone())?)
     } else {
         None
     };
+    let shape = |field: &crate::exec::layout::Field| {
+        field
+            .npy_shape(n_envs, n_max)
+            .expect("stored fields have an array")
+    };
+    let mut writers = stored(full.fields())
+        .map(|(field, array)| {
+            let path = tmp.join(format!("{}.npy", array.name));
+            NpyWriter::create(&path, array.dtype, &shape(field))
+        })
+        .collect::<Result<Vec<_>>>()?;
 
     let mut report = Progress {
         total_envs: n_envs,
         ..Progress::default()
     };
     let mut sums = Sums::default();
-    let mut counts_i32 = Vec::with_capacity(chunk);
     let mut start = env_range.start;
     while start < env_range.end {
         let n = (env_range.end - start).min(chunk as u64) as usize;
-        let chunker = if n == chunk {
+        let courses = if n == chunk {
             &mut full
         } else {
             last.as_mut().expect("a short chunk is the tail")
         };
+        courses.set_env_base(start);
         let t = Instant::now();
-        chunker.generate(seed, generation, start)?;
+        courses.generate(seed, generation)?;
         report.generate_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        chunker.append(&mut writers, &mut counts_i32)?;
+        append(courses, &mut writers)?;
         report.write_s += t.elapsed().as_secs_f64();
-        sums.add(chunker);
+        sums.add(courses);
         start += n as u64;
         report.done_envs += n as u64;
         progress(&report);
@@ -311,14 +234,14 @@ fn write_into(
     let finishing = Instant::now();
 
     let mut arrays = BTreeMap::new();
-    for (writer, &(name, dtype, per_point)) in writers.into_iter().zip(array_list) {
+    for (writer, (field, array)) in writers.into_iter().zip(stored(full.fields())) {
         let sha256 = writer.finish()?;
         arrays.insert(
-            name.to_string(),
+            array.name.to_string(),
             ArrayEntry {
-                file: format!("{name}.npy"),
-                dtype: dtype.descr().to_string(),
-                shape: array_shape(per_point, n_envs, n_max),
+                file: format!("{}.npy", array.name),
+                dtype: array.dtype.descr().to_string(),
+                shape: shape(field),
                 sha256,
             },
         );
@@ -363,21 +286,21 @@ struct Sums {
 }
 
 impl Sums {
-    fn add(&mut self, chunker: &Chunker) {
-        let (valid, count, attempts) = match chunker {
-            Chunker::Track { batch, .. } => (&batch.valid, &batch.count, &batch.attempts),
-            Chunker::Gates { batch, .. } => (&batch.valid, &batch.count, &batch.attempts),
+    fn add(&mut self, courses: &Courses) {
+        let (valid, count, attempts) = match courses {
+            Courses::Track { batch, .. } => (&batch.valid, &batch.count, &batch.attempts),
+            Courses::Gates { batch, .. } => (&batch.valid, &batch.count, &batch.attempts),
         };
         self.valid += valid.iter().map(|&v| u64::from(v != 0)).sum::<u64>();
         self.count += count.iter().map(|&c| u64::from(c)).sum::<u64>();
         self.attempts += attempts.iter().map(|&a| u64::from(a)).sum::<u64>();
-        match chunker {
-            Chunker::Track { batch, .. } => {
+        match courses {
+            Courses::Track { batch, .. } => {
                 for &l in &batch.length {
                     self.length_m += f64::from(l);
                 }
             }
-            Chunker::Gates { batch, .. } => {
+            Courses::Gates { batch, .. } => {
                 for e in 0..batch.n_envs {
                     let pos = batch.gates(&batch.pos, e);
                     let mut length = 0.0f64;

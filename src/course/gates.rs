@@ -4,7 +4,7 @@
 //! pipeline (plan-view generator → resample → relax → validity → z-profile → inflate) draws a
 //! closed *guide* track; the gate stages then run over env lanes, like the track stages:
 //!
-//! 1. **place** (random stream [`stage::GATES`](super::stage::GATES) at the attempt): the gate
+//! 1. **place** (random stream [`stream::GATES`] at the attempt): the gate
 //!    count `G` uniform in `min_gates..=max_gates`; gate `i` at arc length
 //!    `(i + spacing_jitter·(u − ½))·L/G` of the guide (gate 0 exactly at the start, `s = 0`),
 //!    offset laterally by `±lateral_jitter_m` along the guide's normal and raised to the guide's
@@ -37,7 +37,8 @@ use super::vector::{dot, fails_ge, fails_gt, fails_le, norm, sub, V3};
 use crate::exec::Launch;
 use crate::math::{atan2, cos, sin_cos, PI, TAU};
 use crate::preset::{GateParams, Preset};
-use crate::rng::{stage::with_attempt, LaneRng};
+use crate::rng::stream::{self, with_attempt};
+use crate::rng::LaneRng;
 use crate::track::{generators, Pipeline, Stage, TrackBatch};
 use crate::{Error, Result};
 
@@ -643,7 +644,7 @@ impl GatePipeline {
                     arclen: &guide.arclen[base..base + n],
                     length: guide.length[e],
                 };
-                let stream = with_attempt(super::stage::GATES, u32::from(attempt));
+                let stream = with_attempt(stream::GATES, u32::from(attempt));
                 let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stream);
                 *count = place_lane(consts, &mut rng, &view, pos, size) as u32;
             },

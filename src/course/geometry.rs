@@ -92,7 +92,7 @@ impl Checkpoint {
 ///
 /// Per-env rows: env `e` owns `[e * cap, (e + 1) * cap)` of each per-item buffer, its first
 /// `count[e]` items are the course and the padding past them is NaN.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct CourseGeometry {
     /// Number of envs.
     pub n_envs: usize,

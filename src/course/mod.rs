@@ -24,6 +24,7 @@
 
 mod agent;
 pub mod collision;
+mod courses;
 mod gate_batch;
 pub mod gates;
 pub mod geometry;
@@ -34,18 +35,10 @@ mod step;
 pub mod vector;
 
 pub use agent::PurePursuit;
+pub use courses::Courses;
 pub use gate_batch::GateBatch;
 pub use gates::GatePipeline;
 pub use geometry::{Checkpoint, CourseGeometry, MIN_CHECKPOINTS};
 pub use outputs::StepOutputs;
 pub use runtime::{Binding, BindingParts, Course, CourseConfig, SimView};
 pub use step::{crosses_forward, Mode, SKIP_WINDOW};
-
-/// Random-stream ids of the course stages (see [`crate::rng::stage`]); distinct from the track
-/// pipeline's ids and from [`USER`](crate::rng::stage::USER) upwards.
-pub mod stage {
-    /// Gate placement, per attempt (`with_attempt(GATES, attempt)`).
-    pub const GATES: u32 = 0x0300;
-    /// Obstacle placement.
-    pub const OBSTACLES: u32 = 0x0301;
-}

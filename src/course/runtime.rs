@@ -4,16 +4,17 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::courses::Courses;
 use super::gate_batch::GateBatch;
-use super::gates::GatePipeline;
 use super::geometry::{build_gates_lane, build_track_lane, BuildConsts, CourseGeometry, GeomRow};
-use super::outputs::{out_chunks, out_rows, OutRows, StepOutputs};
+use super::outputs::{OutRows, StepOutputs};
 use super::step::{goals_at, step_env, AgentPose, EnvCourse, EnvState, Goals, Mode, StepConsts};
 use super::vector::{fails_ge, V3};
+use crate::exec::layout::par_chunks;
 use crate::exec::Launch;
 use crate::preset::Preset;
 use crate::rng::LaneRng;
-use crate::track::{generators, Pipeline, Stage, TrackBatch};
+use crate::track::{generators, Stage, TrackBatch};
 use crate::{Error, Result};
 
 /// Envs per lane of the runtime passes (a lane runs its envs one after the other).
@@ -178,18 +179,6 @@ pub struct SimView<'a> {
     pub outputs: &'a StepOutputs,
 }
 
-/// Where the courses come from.
-enum Source {
-    Track {
-        pipeline: Box<Pipeline>,
-        batch: TrackBatch,
-    },
-    Gates {
-        pipeline: Box<GatePipeline>,
-        batch: GateBatch,
-    },
-}
-
 /// A batch of courses and the sim-time signals to race them: the facade of this module.
 ///
 /// Life cycle: build with [`Course::track`] or [`Course::gates`] (every env generated at
@@ -208,7 +197,7 @@ pub struct Course {
     launch: Launch,
     seed: u64,
     n_envs: usize,
-    source: Source,
+    source: Courses,
     build: BuildConsts,
     guide_half_width_m: f32,
     consts: StepConsts,
@@ -284,36 +273,19 @@ impl Course {
     ) -> Result<Self> {
         config.check()?;
         let t = &preset.track;
-        let (source, half_width_m, path_max, checkpoint_max, path_samples, thickness_m, posts) =
-            match mode {
-                Mode::Track => {
-                    let pipeline = Pipeline::with_stage(preset, n_envs, launch.clone(), stage)?;
-                    let batch = pipeline.new_batch(config.env_base)?;
+        let source =
+            Courses::with_stage(mode, preset, stage, n_envs, config.env_base, launch.clone())?;
+        let (half_width_m, path_max, checkpoint_max, path_samples, thickness_m, posts) =
+            match &source {
+                Courses::Track { .. } => {
                     let n_max = t.n_max as usize;
                     let k_max = (config.max_checkpoints as usize).min(n_max);
-                    (
-                        Source::Track {
-                            pipeline: Box::new(pipeline),
-                            batch,
-                        },
-                        t.half_width_m,
-                        n_max,
-                        k_max,
-                        0,
-                        0.0,
-                        false,
-                    )
+                    (t.half_width_m, n_max, k_max, 0, 0.0, false)
                 }
-                Mode::Gates => {
-                    let pipeline = GatePipeline::with_stage(preset, n_envs, launch.clone(), stage)?;
-                    let batch = pipeline.new_batch(config.env_base)?;
-                    let g = pipeline.consts().params.clone();
+                Courses::Gates { pipeline, .. } => {
+                    let g = &pipeline.consts().params;
                     let samples = g.path_samples as usize;
                     (
-                        Source::Gates {
-                            pipeline: Box::new(pipeline),
-                            batch,
-                        },
                         g.corridor_half_width_m,
                         g.max_gates as usize * samples,
                         g.max_gates as usize,
@@ -360,7 +332,7 @@ impl Course {
             ),
             state: vec![EnvState::RESET; n_envs],
             goals: vec![Goals::NAN; n_envs],
-            outputs: StepOutputs::new(n_envs),
+            outputs: StepOutputs::new(n_envs)?,
             binding: None,
             all: vec![1; n_envs],
             config,
@@ -396,27 +368,18 @@ impl Course {
 
     /// Each env's generation counter.
     pub fn generation(&self) -> &[u32] {
-        match &self.source {
-            Source::Track { batch, .. } => &batch.generation,
-            Source::Gates { batch, .. } => &batch.generation,
-        }
+        self.source.generation()
     }
 
     /// The tracks: in track mode the courses, in gate mode the guide tracks the gates were
     /// placed along.
     pub fn track_batch(&self) -> &TrackBatch {
-        match &self.source {
-            Source::Track { batch, .. } => batch,
-            Source::Gates { pipeline, .. } => pipeline.guide(),
-        }
+        self.source.tracks()
     }
 
     /// The gates (gate mode), `None` in track mode.
     pub fn gate_batch(&self) -> Option<&GateBatch> {
-        match &self.source {
-            Source::Track { .. } => None,
-            Source::Gates { batch, .. } => Some(batch),
-        }
+        self.source.gates()
     }
 
     /// The course geometry: path, checkpoints, obstacles, spawn poses.
@@ -526,7 +489,7 @@ impl Course {
             binding.positions.par_chunks(CHUNK),
             self.state.par_chunks_mut(CHUNK),
             self.goals.par_chunks_mut(CHUNK),
-            out_chunks!(self.outputs),
+            par_chunks(self.outputs.rows_mut(), CHUNK),
         );
         let inputs = Inputs {
             orientations: binding.orientations.as_deref(),
@@ -536,7 +499,7 @@ impl Course {
         self.launch.lanes(
             lanes.into_par_iter(),
             |chunk, (positions, states, goals, out)| {
-                let out = out_rows!(out).trim(positions.len());
+                let out = out.trim(positions.len());
                 let env = EnvRows {
                     base: chunk * CHUNK,
                     positions,
@@ -576,10 +539,7 @@ impl Course {
         let mut result = Ok(());
         launch.skip_unless(mask, || {
             if advance {
-                let generation = match &mut self.source {
-                    Source::Track { batch, .. } => &mut batch.generation,
-                    Source::Gates { batch, .. } => &mut batch.generation,
-                };
+                let generation = self.source.generation_mut();
                 launch.lanes(
                     generation.par_iter_mut().zip(mask.par_iter()),
                     |_, (g, &m)| {
@@ -596,10 +556,7 @@ impl Course {
 
     /// Generates every env at `generation` and resets it (what construction does at 0).
     pub fn generate(&mut self, generation: u32) -> Result<()> {
-        match &mut self.source {
-            Source::Track { batch, .. } => batch.generation.fill(generation),
-            Source::Gates { batch, .. } => batch.generation.fill(generation),
-        }
+        self.source.generation_mut().fill(generation);
         let all = std::mem::take(&mut self.all);
         let result = self.rebuild_masked(&all);
         self.all = all;
@@ -612,10 +569,7 @@ impl Course {
 
     /// Regenerates the masked envs at their generation, rebuilds their geometry, resets them.
     fn rebuild_masked(&mut self, mask: &[u8]) -> Result<()> {
-        match &mut self.source {
-            Source::Track { pipeline, batch } => pipeline.regenerate(self.seed, mask, batch)?,
-            Source::Gates { pipeline, batch } => pipeline.regenerate(self.seed, mask, batch)?,
-        }
+        self.source.regenerate(self.seed, mask)?;
         self.build_geometry(mask);
         self.reset_masked(mask);
         Ok(())
@@ -626,10 +580,7 @@ impl Course {
         let (pm, km, om) = (g.path_max, g.checkpoint_max, g.obstacle_max.max(1));
         let (seed, build, guide_hw) = (self.seed, &self.build, self.guide_half_width_m);
         let source = &self.source;
-        let (generation, env_base) = match source {
-            Source::Track { batch, .. } => (&batch.generation, batch.env_base),
-            Source::Gates { batch, .. } => (&batch.generation, batch.env_base),
-        };
+        let (generation, env_base) = (source.generation(), source.env_base());
         let lanes = (
             (
                 g.path.par_chunks_mut(pm),
@@ -676,11 +627,13 @@ impl Course {
                     seed,
                     env_base + e as u64,
                     generation[e],
-                    super::stage::OBSTACLES,
+                    crate::rng::stream::OBSTACLES,
                 );
                 match source {
-                    Source::Track { batch, .. } => build_track_lane(build, batch, e, &mut rng, row),
-                    Source::Gates { pipeline, batch } => {
+                    Courses::Track { batch, .. } => {
+                        build_track_lane(build, batch, e, &mut rng, row)
+                    }
+                    Courses::Gates { pipeline, batch } => {
                         build_gates_lane(build, batch, pipeline.guide(), guide_hw, e, &mut rng, row)
                     }
                 }
@@ -698,12 +651,11 @@ impl Course {
             mask.par_chunks(CHUNK),
             self.state.par_chunks_mut(CHUNK),
             self.goals.par_chunks_mut(CHUNK),
-            out_chunks!(self.outputs),
+            par_chunks(self.outputs.rows_mut(), CHUNK),
         );
         self.launch.lanes(
             lanes.into_par_iter(),
-            |chunk, (mask, states, goals, out)| {
-                let mut out = out_rows!(out);
+            |chunk, (mask, states, goals, mut out)| {
                 let base = chunk * CHUNK;
                 let rows = mask.iter().zip(states.iter_mut()).zip(goals.iter_mut());
                 for (i, ((&m, state), goals)) in rows.enumerate() {

@@ -48,18 +48,45 @@ pub fn stream_state(seed: u64, env: u64, generation: u32, stage: u32) -> [u32; 4
     s
 }
 
-/// Stage identifiers: each stage of the pipeline draws from its own stream.
-pub mod stage {
-    /// The generator stage (control polygon), per attempt.
+/// The random-stream ids: each stage draws from its own stream, `LaneRng::new(seed, env,
+/// generation, id)`. This is the one table of them; `kernels/common/rng.cuh` holds the same
+/// constants (`TG_STREAM_<NAME>`), and the twin test checks every entry of [`ALL`](stream::ALL)
+/// against them.
+pub mod stream {
+    /// Track generator (control polygon), per attempt (`with_attempt(GENERATE, attempt)`).
     pub const GENERATE: u32 = 1;
-    /// The z-profile stage.
+    /// Track z-profile.
     pub const ZPROFILE: u32 = 2;
-    /// User stages start here; a plug-in stage picks `USER + k`.
+    /// Gate placement, per attempt (`with_attempt(GATES, attempt)`).
+    pub const GATES: u32 = 0x0300;
+    /// Course obstacle placement.
+    pub const OBSTACLES: u32 = 0x0301;
+    /// Scene rooms (walls and doors).
+    pub const SCENE_ROOMS: u32 = 0x5C00_0001;
+    /// Scene forest (trees).
+    pub const SCENE_FOREST: u32 = 0x5C00_0002;
+    /// Scene gate obstacles.
+    pub const SCENE_GATES: u32 = 0x5C00_0003;
+    /// User stages start here; a plug-in stage picks `USER + k`, with `k` below
+    /// `SCENE_ROOMS - USER` and below 2²⁴ − `USER` if it retries with [`with_attempt`].
     pub const USER: u32 = 1 << 16;
 
-    /// The stream word of `stage` at retry `attempt` (attempts live in the top byte).
-    pub const fn with_attempt(stage: u32, attempt: u32) -> u32 {
-        stage ^ (attempt << 24)
+    /// Every id by name, in the order above (the names of the C++ constants without their
+    /// `TG_STREAM_` prefix).
+    pub const ALL: &[(&str, u32)] = &[
+        ("GENERATE", GENERATE),
+        ("ZPROFILE", ZPROFILE),
+        ("GATES", GATES),
+        ("OBSTACLES", OBSTACLES),
+        ("SCENE_ROOMS", SCENE_ROOMS),
+        ("SCENE_FOREST", SCENE_FOREST),
+        ("SCENE_GATES", SCENE_GATES),
+        ("USER", USER),
+    ];
+
+    /// The stream word of `id` at retry `attempt` (attempts live in the top byte).
+    pub const fn with_attempt(id: u32, attempt: u32) -> u32 {
+        id ^ (attempt << 24)
     }
 }
 

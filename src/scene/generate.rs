@@ -22,18 +22,8 @@ use crate::course::{GateBatch, GatePipeline};
 use crate::exec::Launch;
 use crate::geom::{self, from_euler, Quat, Vec2, Vec3, IDENTITY};
 use crate::math::{sin_cos, PI, TAU};
-use crate::rng::LaneRng;
+use crate::rng::{stream, LaneRng};
 use crate::Result;
-
-/// The scene generators' random-stream ids (the gates come from the course's own streams).
-mod stream {
-    /// The rooms generator.
-    pub const SCENE_ROOMS: u32 = 0x5C00_0001;
-    /// The forest generator.
-    pub const SCENE_FOREST: u32 = 0x5C00_0002;
-    /// The gates scene's pillars.
-    pub const SCENE_GATES: u32 = 0x5C00_0003;
-}
 
 /// Height of each domain's floor above the domain's bottom face, metres.
 pub const FLOOR_MARGIN_M: f32 = 0.5;

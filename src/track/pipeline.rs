@@ -20,7 +20,7 @@ use super::validity::{is_valid, ValidityConsts, ValidityScratch, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
 use crate::exec::Launch;
 use crate::preset::Preset;
-use crate::rng::{stage, LaneRng};
+use crate::rng::{stream, LaneRng};
 use crate::{Error, Result};
 
 /// A track pipeline built for `n_envs` envs of one preset, with all its scratch.
@@ -32,6 +32,7 @@ pub struct Pipeline {
     n_max: usize,
     raw_max: usize,
     gen_scratch_len: usize,
+    gen_u32_len: usize,
     buckets: usize,
     lattice_len: usize,
     relax: RelaxConsts,
@@ -44,6 +45,7 @@ struct Scratch {
     raw: Vec<P2>,
     raw_count: Vec<u32>,
     gen: Vec<f32>,
+    gen_u32: Vec<u32>,
     pts: Vec<P2>,
     count: Vec<u32>,
     z: Vec<f32>,
@@ -82,6 +84,7 @@ impl Pipeline {
         let n_max = preset.track.n_max as usize;
         let raw_max = stage.max_points().max(3);
         let gen_scratch_len = stage.scratch_len().max(1);
+        let gen_u32_len = stage.scratch_u32_len().max(1);
         let buckets = buckets_for(2 * n_max);
         let lattice_len = lattice_len(&preset.zprofile).max(1);
         let per_env = |k: usize, what: &str| {
@@ -93,6 +96,7 @@ impl Pipeline {
             raw: vec![[0.0; 2]; per_env(raw_max, "raw points")?],
             raw_count: vec![0; n_envs],
             gen: vec![0.0; per_env(gen_scratch_len, "generator scratch words")?],
+            gen_u32: vec![0; per_env(gen_u32_len, "generator integer scratch words")?],
             pts: vec![[0.0; 2]; per_env(n_max, "points")?],
             count: vec![0; n_envs],
             z: vec![0.0; per_env(n_max, "heights")?],
@@ -132,6 +136,7 @@ impl Pipeline {
             n_max,
             raw_max,
             gen_scratch_len,
+            gen_u32_len,
             buckets,
             lattice_len,
             relax,
@@ -219,20 +224,23 @@ impl Pipeline {
         let lanes = (
             s.raw.par_chunks_mut(self.raw_max),
             s.raw_count.par_iter_mut(),
-            s.gen.par_chunks_mut(self.gen_scratch_len),
+            (
+                s.gen.par_chunks_mut(self.gen_scratch_len),
+                s.gen_u32.par_chunks_mut(self.gen_u32_len),
+            ),
             active.par_iter(),
             s.attempt.par_iter(),
             batch.generation.par_iter(),
         );
         self.launch.lanes(
             lanes.into_par_iter(),
-            |e, (raw, raw_count, scratch, &act, &attempt, &generation)| {
+            |e, (raw, raw_count, (scratch, scratch_u32), &act, &attempt, &generation)| {
                 if act == 0 {
                     return;
                 }
-                let stream = stage::with_attempt(stage::GENERATE, u32::from(attempt));
+                let stream = stream::with_attempt(stream::GENERATE, u32::from(attempt));
                 let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stream);
-                let n = stage.run_lane(&mut rng, scratch, raw);
+                let n = stage.run_lane(&mut rng, scratch, scratch_u32, raw);
                 *raw_count = n.min(raw.len()) as u32;
             },
         );
@@ -245,17 +253,20 @@ impl Pipeline {
                 s.raw.par_chunks_mut(self.raw_max),
                 s.raw_count.par_iter_mut(),
                 s.gen.par_chunks_mut(self.gen_scratch_len),
+                s.gen_u32.par_chunks_mut(self.gen_u32_len),
                 ga.par_iter_mut(),
             );
-            self.launch
-                .lanes(lanes.into_par_iter(), |_, (raw, raw_count, scratch, ga)| {
+            self.launch.lanes(
+                lanes.into_par_iter(),
+                |_, (raw, raw_count, scratch, scratch_u32, ga)| {
                     if *ga == 0 {
                         return;
                     }
-                    let (n, still) = stage.window_lane(scratch, raw);
+                    let (n, still) = stage.window_lane(scratch, scratch_u32, raw);
                     *raw_count = n.min(raw.len()) as u32;
                     *ga = u8::from(still);
-                });
+                },
+            );
         });
         s.gen_active = gen_active;
     }
@@ -408,7 +419,7 @@ impl Pipeline {
                     arclen[i] = total;
                     total += super::geometry::dist(pts[i], pts[(i + 1) % n]);
                 }
-                let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stage::ZPROFILE);
+                let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stream::ZPROFILE);
                 profile_lane(&params, &mut rng, &arclen[..n], total, lattice, &mut z[..n]);
             },
         );

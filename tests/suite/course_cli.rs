@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use trackgen::corpus::{read_gate_corpus, Corpus, GATE_ARRAYS};
+use trackgen::corpus::{read_gate_corpus, Corpus};
 use trackgen::course::GatePipeline;
 use trackgen::exec::Launch;
 use trackgen::preset::Preset;
@@ -55,10 +55,15 @@ fn gate_corpus_arrays_shapes_and_determinism() {
         .into_iter()
         .map(|f| f.0)
         .collect();
-    let mut expected: Vec<String> = GATE_ARRAYS
-        .iter()
-        .map(|(n, _, _)| format!("{n}.npy"))
-        .collect();
+    let arrays = [
+        "gate_pos",
+        "gate_quat",
+        "gate_size",
+        "gate_count",
+        "valid",
+        "attempts",
+    ];
+    let mut expected: Vec<String> = arrays.iter().map(|n| format!("{n}.npy")).collect();
     expected.push("manifest.json".into());
     expected.sort();
     assert_eq!(names, expected);
@@ -79,7 +84,7 @@ fn gate_corpus_arrays_shapes_and_determinism() {
     let mut pipe = GatePipeline::new(&preset, 40, Launch::new()).unwrap();
     let mut lib = pipe.new_batch(0).unwrap();
     pipe.generate(4, 0, &mut lib).unwrap();
-    assert!(batch.same_bytes(&lib));
+    assert!(batch.bytes_eq(&lib));
     ok(&trackgen(
         &[
             "generate",
@@ -95,7 +100,7 @@ fn gate_corpus_arrays_shapes_and_determinism() {
         tmp.path(),
     ));
     let (_, shard) = read_gate_corpus(&tmp.path().join("shard")).unwrap();
-    assert!(shard.same_bytes(&batch.slice(10..25)));
+    assert!(shard.bytes_eq(&batch.slice(10..25)));
 
     // A track reader refuses a gate corpus, naming the right reader.
     let m = Corpus::open(&tmp.path().join("a"))

@@ -170,9 +170,9 @@ fn gate_batches_are_deterministic() {
     let p = Preset::load("gates").unwrap();
     let one = generate(&p, 40, 0, 3, 1);
     let two = generate(&p, 40, 0, 3, 2);
-    assert!(one.same_bytes(&two));
+    assert!(one.bytes_eq(&two));
     let shard = generate(&p, 10, 25, 3, 2);
-    assert!(one.slice(25..35).same_bytes(&shard));
+    assert!(one.slice(25..35).bytes_eq(&shard));
     let other = generate(&p, 40, 0, 4, 2);
     assert!((0..40).all(|e| one.gates(&one.pos, e) != other.gates(&other.pos, e)));
 }
@@ -198,7 +198,7 @@ fn gate_masked_regeneration_writes_only_masked_envs() {
         } else {
             before.slice(e..e + 1)
         };
-        assert!(b.slice(e..e + 1).same_bytes(&want), "env {e}");
+        assert!(b.slice(e..e + 1).bytes_eq(&want), "env {e}");
     }
     let m = pipe.regenerate(9, &[1; 3], &mut b).unwrap_err().to_string();
     assert!(m.contains("3 entries") && m.contains("(12)"), "{m}");

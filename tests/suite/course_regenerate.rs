@@ -121,9 +121,9 @@ fn check_regenerate(
         prop_assert!(c
             .track_batch()
             .slice(e..e + 1)
-            .same_bytes(&f.track_batch().slice(e..e + 1)));
+            .bytes_eq(&f.track_batch().slice(e..e + 1)));
         if let (Some(a), Some(b)) = (c.gate_batch(), f.gate_batch()) {
-            prop_assert!(a.slice(e..e + 1).same_bytes(&b.slice(e..e + 1)));
+            prop_assert!(a.slice(e..e + 1).bytes_eq(&b.slice(e..e + 1)));
         }
         // Regenerated envs are reset: at the spawn pose, next checkpoint 1, no progress.
         let o = c.outputs();
@@ -155,7 +155,7 @@ proptest! {
 }
 
 #[test]
-fn advance_false_rebuilds_the_same_bytes_and_zero_mask_is_a_no_op() {
+fn advance_false_rebuilds_the_bytes_eq_and_zero_mask_is_a_no_op() {
     for mode in [Mode::Track, Mode::Gates] {
         let n = 9;
         let mut c = course(mode, n, 2);

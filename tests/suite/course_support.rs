@@ -25,7 +25,7 @@ impl Stage for Circle {
     fn max_points(&self) -> usize {
         self.points
     }
-    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], out: &mut [P2]) -> usize {
+    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [P2]) -> usize {
         for (i, p) in out.iter_mut().enumerate().take(self.points) {
             let (s, c) = sin_cos(TAU * i as f32 / self.points as f32);
             *p = [self.radius_m * c, self.radius_m * s];
@@ -49,7 +49,7 @@ impl Stage for Stadium {
     fn max_points(&self) -> usize {
         2 * (self.straight_m as usize) + 2 * 180
     }
-    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], out: &mut [P2]) -> usize {
+    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [P2]) -> usize {
         let (r, l) = (self.radius_m, self.straight_m);
         let mut k = 0;
         let steps = l as usize;

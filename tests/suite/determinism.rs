@@ -27,7 +27,7 @@ fn thread_count_does_not_change_a_byte() {
         let p = Preset::load(name).unwrap();
         let one = generate(&p, 96, 0, 7, 0, 1);
         let two = generate(&p, 96, 0, 7, 0, 2);
-        assert!(one.same_bytes(&two), "{name}");
+        assert!(one.bytes_eq(&two), "{name}");
         assert!(one.valid.contains(&1));
     }
 }
@@ -37,9 +37,9 @@ fn batch_size_and_env_base_do_not_change_a_byte() {
     let p = Preset::load("track").unwrap();
     let full = generate(&p, 90, 0, 3, 2, 0);
     let shard = generate(&p, 30, 40, 3, 2, 0);
-    assert!(full.slice(40..70).same_bytes(&shard));
+    assert!(full.slice(40..70).bytes_eq(&shard));
     let single = generate(&p, 1, 77, 3, 2, 0);
-    assert!(full.slice(77..78).same_bytes(&single));
+    assert!(full.slice(77..78).bytes_eq(&single));
 }
 
 #[test]
@@ -65,7 +65,7 @@ fn all_zero_mask_writes_nothing() {
     batch.generation.fill(9);
     pipe.regenerate(5, &[0; 16], &mut batch).unwrap();
     batch.generation.fill(0);
-    assert!(batch.same_bytes(&before));
+    assert!(batch.bytes_eq(&before));
 }
 
 #[test]
@@ -112,10 +112,10 @@ proptest! {
         for e in 0..n {
             let row = batch.slice(e..e + 1);
             if mask[e] == 0 {
-                prop_assert!(row.same_bytes(&before.slice(e..e + 1)), "unmasked env {} changed", e);
+                prop_assert!(row.bytes_eq(&before.slice(e..e + 1)), "unmasked env {} changed", e);
             } else {
                 let fresh = generate(&p, 1, e as u64, seed, gens[e], 1);
-                prop_assert!(row.same_bytes(&fresh), "masked env {} differs from a fresh generation", e);
+                prop_assert!(row.bytes_eq(&fresh), "masked env {} differs from a fresh generation", e);
             }
         }
     }

@@ -18,6 +18,7 @@ mod course_support;
 mod determinism;
 mod dir_listing;
 mod golden;
+mod layout;
 mod math_accuracy;
 mod nvrtc_kernels;
 mod presets;

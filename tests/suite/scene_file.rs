@@ -87,7 +87,7 @@ fn round_trip_through_a_file_is_zero_copy_and_equal() {
 }
 
 #[test]
-fn same_inputs_same_bytes_whatever_the_threads() {
+fn same_inputs_bytes_eq_whatever_the_threads() {
     let preset = ScenePreset::load("forest").unwrap();
     let one = build_preset(
         &preset,

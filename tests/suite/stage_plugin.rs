@@ -19,7 +19,7 @@ impl Stage for Ellipse {
     fn max_points(&self) -> usize {
         200
     }
-    fn run_lane(&self, rng: &mut LaneRng, _: &mut [f32], out: &mut [P2]) -> usize {
+    fn run_lane(&self, rng: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [P2]) -> usize {
         let (a, b) = (rng.range(80.0, 120.0), rng.range(50.0, 80.0));
         for (i, p) in out.iter_mut().enumerate() {
             let (s, c) = sin_cos(TAU * i as f32 / 200.0);
@@ -39,7 +39,7 @@ impl Stage for FigureEight {
     fn max_points(&self) -> usize {
         200
     }
-    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], out: &mut [P2]) -> usize {
+    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [P2]) -> usize {
         for (i, p) in out.iter_mut().enumerate() {
             let (s, c) = sin_cos(TAU * i as f32 / 200.0);
             *p = [150.0 * s, 100.0 * s * c];
@@ -66,7 +66,7 @@ fn user_stage_generates_valid_deterministic_tracks() {
     };
     let a = run(1, 32);
     assert!(a.valid.iter().all(|&v| v == 1));
-    assert!(a.slice(0..16).same_bytes(&run(2, 16)));
+    assert!(a.slice(0..16).bytes_eq(&run(2, 16)));
 }
 
 #[test]

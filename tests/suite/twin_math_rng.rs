@@ -122,8 +122,9 @@ impl Driver {
         Self { dir, exe }
     }
 
-    /// Runs the driver with `args`, where `@name` stands for the file `name` of the data dir.
-    fn run(&self, args: &[&str]) {
+    /// Runs the driver with `args`, where `@name` stands for the file `name` of the data dir,
+    /// and returns what it printed.
+    fn run(&self, args: &[&str]) -> String {
         let args: Vec<PathBuf> = args
             .iter()
             .map(|a| match a.strip_prefix('@') {
@@ -140,6 +141,7 @@ impl Driver {
             "twin driver {args:?} failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );
+        String::from_utf8(output.stdout).expect("the driver prints UTF-8")
     }
 
     fn write(&self, name: &str, words: &[u32]) {
@@ -339,13 +341,8 @@ fn atan2_inputs() -> Vec<(f32, f32)> {
 
 /// `(seed, env, generation, stage)` tuples: structured corners, then random words.
 fn stream_inputs() -> Vec<StreamTuple> {
-    let mut words = vec![
-        (0, 0, 0, 0),
-        (u64::MAX, u64::MAX, u32::MAX, u32::MAX),
-        (0, 0, 0, rng::stage::GENERATE),
-        (0, 0, 0, rng::stage::ZPROFILE),
-        (0, 0, 0, rng::stage::USER),
-    ];
+    let mut words = vec![(0, 0, 0, 0), (u64::MAX, u64::MAX, u32::MAX, u32::MAX)];
+    words.extend(rng::stream::ALL.iter().map(|&(_, id)| (0, 0, 0, id)));
     for i in 0..4096u64 {
         words.push((i, 0, 0, 0));
         words.push((0, i, 0, 0));
@@ -354,7 +351,7 @@ fn stream_inputs() -> Vec<StreamTuple> {
             7,
             i,
             3,
-            rng::stage::with_attempt(rng::stage::GENERATE, i as u32 & 0xff),
+            rng::stream::with_attempt(rng::stream::GENERATE, i as u32 & 0xff),
         ));
     }
     let structured = words.len() as u64;
@@ -570,6 +567,34 @@ fn twins_match_rust_bit_for_bit() {
         "C++ twins differ from Rust:\n{}",
         failures.join("\n")
     );
+}
+
+/// The C++ stream-id table (`TG_STREAM_IDS`, as the driver prints it) is the Rust table
+/// `rng::stream::ALL`: the same names, values and order.
+#[test]
+fn stream_ids_match_the_cuda_table() {
+    let driver = Driver::build();
+    let printed = driver.run(&["streams"]);
+    let cpp: Vec<(String, u32)> = printed
+        .lines()
+        .map(|line| {
+            let (name, value) = line.split_once(' ').expect("NAME VALUE");
+            (name.to_string(), value.parse().expect("a u32"))
+        })
+        .collect();
+    let rust: Vec<(String, u32)> = rng::stream::ALL
+        .iter()
+        .map(|&(name, value)| (name.to_string(), value))
+        .collect();
+    assert_eq!(
+        cpp, rust,
+        "kernels/common/rng.cuh TG_STREAM_IDS vs rng::stream::ALL"
+    );
+    // The ids are distinct, so no two stages share a stream.
+    let mut values: Vec<u32> = rust.iter().map(|r| r.1).collect();
+    values.sort_unstable();
+    values.dedup();
+    assert_eq!(values.len(), rust.len());
 }
 
 #[test]

@@ -65,7 +65,7 @@ fn every_kind_respects_the_grade_cap_and_varies() {
 fn heights_are_deterministic_and_independent_of_the_plan_view_stream() {
     let (_, a) = run("noise", 5.0, 0.1);
     let (_, b) = run("noise", 5.0, 0.1);
-    assert!(a.same_bytes(&b));
+    assert!(a.bytes_eq(&b));
     // The plan view does not depend on the profile: x and y match the flat run.
     let (_, flat) = run("flat", 0.0, 0.1);
     for e in 0..a.n_envs {

@@ -32,7 +32,13 @@ impl Stage for Bezier {
     fn scratch_len(&self) -> usize {
         3 * self.n_ctrl
     }
-    fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize {
+    fn run_lane(
+        &self,
+        rng: &mut LaneRng,
+        scratch: &mut [f32],
+        _: &mut [u32],
+        out: &mut [P2],
+    ) -> usize {
         let n = self.n_ctrl;
         let (pts, handles) = scratch[..3 * n].split_at_mut(2 * n);
         let pts: &mut [P2] = bytemuck::cast_slice_mut(pts);

@@ -35,7 +35,13 @@ impl Stage for Checkpoint {
     fn scratch_len(&self) -> usize {
         2 * (self.n_checkpoints + 2)
     }
-    fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize {
+    fn run_lane(
+        &self,
+        rng: &mut LaneRng,
+        scratch: &mut [f32],
+        _: &mut [u32],
+        out: &mut [P2],
+    ) -> usize {
         let n = self.n_checkpoints;
         let targets: &mut [P2] = bytemuck::cast_slice_mut(&mut scratch[..2 * (n + 2)]);
         let r = self.radius_m;

@@ -29,7 +29,13 @@ impl Stage for Hull {
         // points (n), hull (up to 2n), displaced polygon (up to 2n), two words each
         10 * self.n_points
     }
-    fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize {
+    fn run_lane(
+        &self,
+        rng: &mut LaneRng,
+        scratch: &mut [f32],
+        _: &mut [u32],
+        out: &mut [P2],
+    ) -> usize {
         let n = self.n_points;
         let (pts, rest) = scratch.split_at_mut(2 * n);
         let (hull, rest) = rest.split_at_mut(4 * n);

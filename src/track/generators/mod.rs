@@ -34,8 +34,10 @@ pub type P2 = [f32; 2];
 /// Contract: `run_lane` writes at most [`max_points`](Stage::max_points) points into `out` and
 /// returns how many it wrote (at least 3 for a usable curve; fewer makes the attempt invalid).
 /// It must be a pure function of its arguments: draw randomness only from `rng`, keep state only
-/// in `scratch` (whose contents on entry are unspecified), and use only IEEE-exact operations and
-/// [`crate::math`] so that the CUDA twin can reproduce it bit for bit.
+/// in its scratch (`f32` words in `scratch`, integers — labels, indices, counters — in
+/// `scratch_u32`, never in an `f32` word; the contents of both on entry are unspecified), and use
+/// only IEEE-exact operations and [`crate::math`] so that the CUDA twin can reproduce it bit for
+/// bit.
 pub trait Stage: Send + Sync {
     /// A short name, shown in errors and benchmarks.
     fn name(&self) -> &str;
@@ -45,19 +47,34 @@ pub trait Stage: Send + Sync {
     fn scratch_len(&self) -> usize {
         0
     }
+    /// `u32` scratch words per env (sized once when the pipeline is built).
+    fn scratch_u32_len(&self) -> usize {
+        0
+    }
     /// Draws one env's closed curve into `out`; returns the number of points written. For an
-    /// iterative stage this is the set-up: it also leaves its state in `scratch`.
-    fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize;
+    /// iterative stage this is the set-up: it also leaves its state in the scratch.
+    fn run_lane(
+        &self,
+        rng: &mut LaneRng,
+        scratch: &mut [f32],
+        scratch_u32: &mut [u32],
+        out: &mut [P2],
+    ) -> usize;
     /// For an iterative stage, the most windows of [`window_lane`](Stage::window_lane) (a hard
     /// cap); 0, the default, makes `run_lane` the whole stage.
     fn max_windows(&self) -> u32 {
         0
     }
-    /// One window of an iterative stage: continues from the state in `scratch`, writes the
+    /// One window of an iterative stage: continues from the state in the scratch, writes the
     /// current curve into `out` and returns `(count, still_active)`. The pipeline runs windows in
     /// a bounded loop while any env is active (on CUDA, a WHILE graph node).
-    fn window_lane(&self, scratch: &mut [f32], out: &mut [P2]) -> (usize, bool) {
-        let _ = (scratch, out);
+    fn window_lane(
+        &self,
+        scratch: &mut [f32],
+        scratch_u32: &mut [u32],
+        out: &mut [P2],
+    ) -> (usize, bool) {
+        let _ = (scratch, scratch_u32, out);
         (0, false)
     }
 }

@@ -29,7 +29,13 @@ impl Stage for Polar {
     fn scratch_len(&self) -> usize {
         2 * self.n_ctrl
     }
-    fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize {
+    fn run_lane(
+        &self,
+        rng: &mut LaneRng,
+        scratch: &mut [f32],
+        _: &mut [u32],
+        out: &mut [P2],
+    ) -> usize {
         let n = self.n_ctrl;
         let ctrl: &mut [P2] = bytemuck::cast_slice_mut(&mut scratch[..2 * n]);
         let step = TAU / n as f32;

@@ -85,8 +85,11 @@ pub struct Repulsive {
 const LANES: usize = 8;
 /// Gradient steps per window of the pipeline's bounded loop.
 const STEPS_PER_WINDOW: usize = 8;
-/// Scratch words of the loop state kept between windows.
-const STATE_WORDS: usize = 3;
+/// `f32` scratch words of the loop state kept between windows: the spring rest length.
+const STATE_WORDS: usize = 1;
+/// `u32` scratch words of the loop state kept between windows: the obstacle count, the steps
+/// taken.
+const STATE_U32_WORDS: usize = 2;
 /// Fourier modes of the initial curve (k = 2 ..= MODES + 1).
 const MODES: usize = 4;
 /// Relative depth `Σ aₖ` of the initial curve's modes.
@@ -254,10 +257,19 @@ impl Stage for Repulsive {
     }
     fn scratch_len(&self) -> usize {
         // 8 padded arrays, edge lengths, a 2n temporary, obstacles, then the loop state
-        // (obstacle count, spring rest length, steps taken).
+        // (spring rest length).
         8 * self.padded() + 3 * self.n_points + 2 * self.n_obstacles + STATE_WORDS
     }
-    fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize {
+    fn scratch_u32_len(&self) -> usize {
+        STATE_U32_WORDS
+    }
+    fn run_lane(
+        &self,
+        rng: &mut LaneRng,
+        scratch: &mut [f32],
+        scratch_u32: &mut [u32],
+        out: &mut [P2],
+    ) -> usize {
         let n = self.n_points;
         if n < 3 {
             return 0;
@@ -277,24 +289,29 @@ impl Stage for Repulsive {
             w.fxs[i] = 0.0;
             w.fys[i] = 0.0;
         }
-        state[0] = n_obs as f32;
-        state[1] = 1.0;
-        state[2] = 0.0;
+        state[0] = 1.0;
+        scratch_u32[0] = n_obs as u32;
+        scratch_u32[1] = 0;
         self.write_curve(&mut w, out)
     }
     fn max_windows(&self) -> u32 {
         self.max_iters.div_ceil(STEPS_PER_WINDOW) as u32
     }
-    fn window_lane(&self, scratch: &mut [f32], out: &mut [P2]) -> (usize, bool) {
+    fn window_lane(
+        &self,
+        scratch: &mut [f32],
+        scratch_u32: &mut [u32],
+        out: &mut [P2],
+    ) -> (usize, bool) {
         let n = self.n_points;
         if n < 3 {
             return (0, false);
         }
         let (c, _) = self.consts();
         let (mut w, obstacles, state) = self.views(scratch);
-        let obstacles = &obstacles[..(state[0] as usize).min(self.n_obstacles)];
-        let mut rest_len = state[1];
-        let mut steps = state[2] as usize;
+        let obstacles = &obstacles[..(scratch_u32[0] as usize).min(self.n_obstacles)];
+        let mut rest_len = state[0];
+        let mut steps = scratch_u32[1] as usize;
         let mut converged = false;
         let window_end = (steps + STEPS_PER_WINDOW).min(self.max_iters);
         while steps < window_end {
@@ -312,8 +329,8 @@ impl Stage for Repulsive {
                 break;
             }
         }
-        state[1] = rest_len;
-        state[2] = steps as f32;
+        state[0] = rest_len;
+        scratch_u32[1] = steps as u32;
         let count = self.write_curve(&mut w, out);
         (count, !converged && steps < self.max_iters)
     }
@@ -734,12 +751,13 @@ mod tests {
     /// obstacle centres in metres (unplaced obstacle slots keep the poison).
     fn run(r: &Repulsive, env: u64, poison: f32) -> (Vec<P2>, Vec<P2>) {
         let mut scratch = vec![poison; r.scratch_len()];
+        let mut scratch_u32 = vec![poison.to_bits(); r.scratch_u32_len()];
         let mut out = vec![[f32::NAN; 2]; r.max_points()];
-        let mut rng = LaneRng::new(11, env, 0, crate::rng::stage::GENERATE);
+        let mut rng = LaneRng::new(11, env, 0, crate::rng::stream::GENERATE);
         // As the pipeline runs it: set-up, then windows while the lane is active.
-        let mut m = r.run_lane(&mut rng, &mut scratch, &mut out);
+        let mut m = r.run_lane(&mut rng, &mut scratch, &mut scratch_u32, &mut out);
         for _ in 0..r.max_windows() {
-            let (count, active) = r.window_lane(&mut scratch, &mut out);
+            let (count, active) = r.window_lane(&mut scratch, &mut scratch_u32, &mut out);
             m = count;
             if !active {
                 break;
@@ -953,8 +971,14 @@ mod tests {
         };
         let mut out = vec![[0.0; 2]; tiny.max_points()];
         let mut scratch = vec![0.0; tiny.scratch_len()];
+        let mut scratch_u32 = vec![0; tiny.scratch_u32_len()];
         assert_eq!(
-            tiny.run_lane(&mut LaneRng::new(0, 0, 0, 0), &mut scratch, &mut out),
+            tiny.run_lane(
+                &mut LaneRng::new(0, 0, 0, 0),
+                &mut scratch,
+                &mut scratch_u32,
+                &mut out
+            ),
             0
         );
     }

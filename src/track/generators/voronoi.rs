@@ -60,6 +60,9 @@ const EMPTY: f32 = 0.0;
 const INSIDE: f32 = 1.0;
 const MARKED: f32 = 2.0;
 
+/// The label of a pixel outside the clipped disc.
+const OUTSIDE: u32 = u32::MAX;
+
 impl Voronoi {
     /// Side of a raster pixel, metres.
     fn pixel_m(&self) -> f32 {
@@ -108,7 +111,17 @@ impl Stage for Voronoi {
         // sites, adjacency, selection flags, two rows, mask, work
         2 * n + n * n + n + 2 * self.grid + self.grid * self.grid + self.work_len()
     }
-    fn run_lane(&self, rng: &mut LaneRng, scratch: &mut [f32], out: &mut [P2]) -> usize {
+    fn scratch_u32_len(&self) -> usize {
+        // the pixel labels, then the flood-fill queue
+        self.grid * self.grid
+    }
+    fn run_lane(
+        &self,
+        rng: &mut LaneRng,
+        scratch: &mut [f32],
+        scratch_u32: &mut [u32],
+        out: &mut [P2],
+    ) -> usize {
         let n = self.n_sites;
         let g = self.grid;
         if n == 0 || g < 4 {
@@ -124,13 +137,13 @@ impl Stage for Voronoi {
         let sites: &mut [P2] = bytemuck::cast_slice_mut(sites);
 
         draw_sites(rng, self.radius_m, sites);
-        let labels = &mut work[..g * g];
+        let labels = &mut scratch_u32[..g * g];
         self.label_pixels(sites, xs, row, labels);
         let seed = nearest_to_origin(sites);
         adjacency(labels, g, n, adj);
         grow_region(rng, adj, n, seed, self.n_cells, selected);
         for (m, &l) in mask.iter_mut().zip(labels.iter()) {
-            *m = if l >= 0.0 && selected[l as usize] != 0.0 {
+            *m = if l != OUTSIDE && selected[l as usize] != 0.0 {
                 INSIDE
             } else {
                 EMPTY
@@ -144,7 +157,7 @@ impl Stage for Voronoi {
         morph(mask, tmp, row, g, k, false);
         morph(mask, tmp, row, g, k, true);
         clear_border(mask, g);
-        let queue = &mut work[..g * g];
+        let queue = &mut scratch_u32[..g * g];
         keep_largest(mask, queue, g);
         fill_pinches(mask, g);
         fill_holes(mask, queue, g);
@@ -164,10 +177,10 @@ impl Stage for Voronoi {
 }
 
 impl Voronoi {
-    /// Writes the nearest-site label of every pixel (−1 outside the clipped disc); `xs` receives
-    /// the pixel centres' x and `best` one row of squared distances. Sites are visited in index
-    /// order with a strict `<`, so ties go to the lower index.
-    fn label_pixels(&self, sites: &[P2], xs: &mut [f32], best: &mut [f32], labels: &mut [f32]) {
+    /// Writes the nearest-site label of every pixel ([`OUTSIDE`] outside the clipped disc); `xs`
+    /// receives the pixel centres' x and `best` one row of squared distances. Sites are visited
+    /// in index order with a strict `<`, so ties go to the lower index.
+    fn label_pixels(&self, sites: &[P2], xs: &mut [f32], best: &mut [f32], labels: &mut [u32]) {
         let g = self.grid;
         let h = self.pixel_m();
         let clip = self.radius_m - 1.5 * h;
@@ -181,7 +194,7 @@ impl Voronoi {
             for (s, p) in sites.iter().enumerate() {
                 let dy = y - p[1];
                 let dy2 = dy * dy;
-                let label = s as f32;
+                let label = s as u32;
                 for ((b, l), &x) in best.iter_mut().zip(row.iter_mut()).zip(xs.iter()) {
                     let dx = x - p[0];
                     let d2 = dx * dx + dy2;
@@ -192,7 +205,7 @@ impl Voronoi {
             }
             for (l, &x) in row.iter_mut().zip(xs.iter()) {
                 if x * x + y * y > clip2 {
-                    *l = -1.0;
+                    *l = OUTSIDE;
                 }
             }
         }
@@ -281,10 +294,10 @@ fn nearest_to_origin(sites: &[P2]) -> usize {
 }
 
 /// Fills the symmetric cell adjacency matrix (1 where two cells share a pixel edge).
-fn adjacency(labels: &[f32], g: usize, n: usize, adj: &mut [f32]) {
+fn adjacency(labels: &[u32], g: usize, n: usize, adj: &mut [f32]) {
     adj.fill(0.0);
-    let mut link = |a: f32, b: f32| {
-        if a >= 0.0 && b >= 0.0 && a != b {
+    let mut link = |a: u32, b: u32| {
+        if a != OUTSIDE && b != OUTSIDE && a != b {
             let (a, b) = (a as usize, b as usize);
             adj[a * n + b] = 1.0;
             adj[b * n + a] = 1.0;
@@ -394,12 +407,12 @@ fn clear_border(mask: &mut [f32], g: usize) {
 
 /// Sets to `to` every pixel equal to `from` that is 4-reachable from `start` through such
 /// pixels (breadth first; `queue` holds pixel indices, each pushed once). Returns how many.
-fn flood(mask: &mut [f32], queue: &mut [f32], g: usize, start: usize, from: f32, to: f32) -> usize {
+fn flood(mask: &mut [f32], queue: &mut [u32], g: usize, start: usize, from: f32, to: f32) -> usize {
     if mask[start] != from {
         return 0;
     }
     mask[start] = to;
-    queue[0] = start as f32;
+    queue[0] = start as u32;
     let (mut head, mut tail) = (0, 1);
     while head < tail {
         let p = queue[head] as usize;
@@ -414,7 +427,7 @@ fn flood(mask: &mut [f32], queue: &mut [f32], g: usize, start: usize, from: f32,
         for q in neighbours.into_iter().flatten() {
             if mask[q] == from {
                 mask[q] = to;
-                queue[tail] = q as f32;
+                queue[tail] = q as u32;
                 tail += 1;
             }
         }
@@ -424,7 +437,7 @@ fn flood(mask: &mut [f32], queue: &mut [f32], g: usize, start: usize, from: f32,
 
 /// Keeps only the largest 4-connected component of inside pixels (the first found, in raster
 /// order, on ties). Components are numbered from `MARKED + 1` while they are measured.
-fn keep_largest(mask: &mut [f32], queue: &mut [f32], g: usize) {
+fn keep_largest(mask: &mut [f32], queue: &mut [u32], g: usize) {
     let mut id = MARKED;
     let mut best_id = EMPTY;
     let mut best_size = 0;
@@ -475,7 +488,7 @@ fn fill_pinches(mask: &mut [f32], g: usize) {
 }
 
 /// Makes every pixel not 4-reachable from the raster corner through empty pixels inside.
-fn fill_holes(mask: &mut [f32], queue: &mut [f32], g: usize) {
+fn fill_holes(mask: &mut [f32], queue: &mut [u32], g: usize) {
     flood(mask, queue, g, 0, EMPTY, MARKED);
     for m in mask.iter_mut() {
         *m = if *m == MARKED { EMPTY } else { INSIDE };
@@ -596,9 +609,10 @@ pub(super) mod tests {
     /// Runs `v` for `(seed, env)` with a scratch buffer poisoned by `poison`.
     fn run(v: &Voronoi, env: u64, poison: f32) -> Vec<P2> {
         let mut scratch = vec![poison; v.scratch_len()];
+        let mut scratch_u32 = vec![poison.to_bits(); v.scratch_u32_len()];
         let mut out = vec![[f32::NAN; 2]; v.max_points()];
-        let mut rng = LaneRng::new(7, env, 0, crate::rng::stage::GENERATE);
-        let m = v.run_lane(&mut rng, &mut scratch, &mut out);
+        let mut rng = LaneRng::new(7, env, 0, crate::rng::stream::GENERATE);
+        let m = v.run_lane(&mut rng, &mut scratch, &mut scratch_u32, &mut out);
         assert!(m <= v.max_points());
         out.truncate(m);
         out
@@ -731,7 +745,7 @@ pub(super) mod tests {
             "........",
         ]);
         fill_pinches(&mut mask, g);
-        let mut queue = vec![0.0; g * g];
+        let mut queue = vec![0; g * g];
         fill_holes(&mut mask, &mut queue, g);
         let (want, _) = mask_of(&[
             "........", ".###....", ".###....", ".####...", "...###..", "....##..", "........",
@@ -808,7 +822,7 @@ pub(super) mod tests {
             "........", ".##.....", ".##.....", "........", "...####.", "...####.", "...####.",
             "........",
         ]);
-        let mut queue = vec![0.0; g * g];
+        let mut queue = vec![0; g * g];
         keep_largest(&mut mask, &mut queue, g);
         let (want, _) = mask_of(&[
             "........", "........", "........", "........", "...####.", "...####.", "...####.",
@@ -821,7 +835,7 @@ pub(super) mod tests {
     fn region_grows_through_adjacent_cells_only() {
         // Three cells in a row: 0 | 1 | 2; from 0, two more cells must be 1 then 2.
         let g = 6;
-        let labels: Vec<f32> = (0..g * g).map(|p| ((p % g) / 2) as f32).collect();
+        let labels: Vec<u32> = (0..g * g).map(|p| ((p % g) / 2) as u32).collect();
         let mut adj = vec![0.0; 9];
         adjacency(&labels, g, 3, &mut adj);
         assert_eq!(adj, vec![0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0]);

@@ -5,6 +5,7 @@
 //   driver math <op> <a.bin> <b.bin> <out.bin>  f32 a[i], b[i] -> tg_selftest_math(op, a, b)
 //   driver stream <words.bin> <out.bin>          6 u32 stream words per lane -> 4 u32 state
 //   driver draws <rounds> <params.bin> <out.bin> 9 u32 params per lane -> 5·rounds u32 draws
+//   driver streams                               prints "NAME VALUE" per TG_STREAM_IDS entry
 //
 // Exit status 0 on success; 2 with a message on stderr on bad usage or I/O failure.
 #include <stdio.h>
@@ -98,8 +99,12 @@ int main(int argc, char** argv) {
             tg_selftest_draws(&params[TG_SELFTEST_DRAW_PARAMS * i], rounds, &out[per_lane * i]);
         }
         write_words(argv[4], out);
+    } else if (argc == 2 && std::string_view(argv[1]) == "streams") {
+#define TG_PRINT_STREAM(name, value) printf("%s %u\n", #name, (unsigned)TG_STREAM_##name);
+        TG_STREAM_IDS(TG_PRINT_STREAM)
+#undef TG_PRINT_STREAM
     } else {
-        fail("usage: driver math <op> <a> <b> <out> | stream <words> <out> |", "draws <rounds> <params> <out>");
+        fail("usage: driver math <op> <a> <b> <out> | stream <words> <out> |", "draws <rounds> <params> <out> | streams");
     }
     return 0;
 }
