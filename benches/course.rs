@@ -14,7 +14,7 @@ fn course(envs: usize, launch: Launch) -> Course {
     let g = c.geometry();
     let binding = Binding::new(g.spawn_position.clone())
         .with_orientations(g.spawn_orientation.clone())
-        .with_half_extents(vec![[2.2, 1.0]; envs]);
+        .with_half_extents(vec![trackgen::geom::Vec2::new(2.2, 1.0); envs]);
     c.bind(binding).expect("bind");
     c
 }

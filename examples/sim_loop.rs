@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use trackgen::course::{Binding, Course, CourseConfig, Mode, PurePursuit};
 use trackgen::exec::Launch;
+use trackgen::geom::{Vec2, Vec3};
 use trackgen::preset::Preset;
 use trackgen::render::{trajectory_sheet, CoursePanel};
 
@@ -52,7 +53,7 @@ fn main() -> trackgen::Result<()> {
     course.bind(
         Binding::new(g.spawn_position.clone())
             .with_orientations(g.spawn_orientation.clone())
-            .with_half_extents(vec![half_extents; envs]),
+            .with_half_extents(vec![Vec2::from(half_extents); envs]),
     )?;
     let agent = PurePursuit::for_course(&course);
     // An env that has not finished a lap within 1.5 × its lap time is regenerated.
@@ -61,7 +62,7 @@ fn main() -> trackgen::Result<()> {
 
     let mut since = vec![0u32; envs];
     let mut mask = vec![0u8; envs];
-    let mut trajectories: Vec<Vec<[f32; 3]>> = vec![Vec::new(); DRAWN.min(envs)];
+    let mut trajectories: Vec<Vec<Vec3>> = vec![Vec::new(); DRAWN.min(envs)];
     let mut panels: Vec<Option<CoursePanel>> = vec![None; DRAWN.min(envs)];
     let (mut laps, mut timeouts, mut hits) = (0u64, 0u64, 0u64);
     let (mut step_s, mut regen_s) = (0.0f64, 0.0f64);
@@ -128,9 +129,13 @@ fn main() -> trackgen::Result<()> {
 }
 
 /// A snapshot of env `e`'s current course with `trajectory` over it.
-fn panel(course: &Course, e: usize, trajectory: Vec<[f32; 3]>) -> CoursePanel {
+fn panel(course: &Course, e: usize, trajectory: Vec<Vec3>) -> CoursePanel {
     let g = course.geometry();
-    let path = g.path_of(e).iter().map(|p| [p[0], p[1], p[2]]).collect();
+    let path = g
+        .path_of(e)
+        .iter()
+        .map(|p| Vec3::new(p[0], p[1], p[2]))
+        .collect();
     let (gates, thickness_m, half_width_m) = match course.gate_batch() {
         Some(b) => (
             (0..b.count[e] as usize)

@@ -39,7 +39,7 @@ fn step_does_not_allocate() {
     let g = course.geometry();
     let binding = Binding::new(g.spawn_position.clone())
         .with_orientations(g.spawn_orientation.clone())
-        .with_half_extents(vec![[1.0, 0.6]; envs]);
+        .with_half_extents(vec![trackgen::geom::Vec2::new(1.0, 0.6); envs]);
     course.bind(binding).unwrap();
     let agent = PurePursuit::for_course(&course);
     for _ in 0..5 {

@@ -8,10 +8,9 @@
 
 use rayon::prelude::*;
 
-use super::gates::roll_free_quat;
 use super::runtime::Course;
 use super::step::Mode;
-use super::vector::{fails_gt, V3};
+use crate::geom::{self, fails_gt, Vec3};
 use crate::{Error, Result};
 
 /// Pure pursuit at a constant speed.
@@ -51,7 +50,7 @@ impl PurePursuit {
             )
         })?;
         let (geometry, outputs) = (view.geometry, view.outputs);
-        let target = |e: usize| -> Option<V3> {
+        let target = |e: usize| -> Option<Vec3> {
             let path = geometry.path_of(e);
             let n = path.len();
             let s = outputs.s[e];
@@ -73,11 +72,11 @@ impl PurePursuit {
                     } else {
                         0.0
                     };
-                    return Some([
+                    return Some(Vec3::new(
                         a[0] + t * (b[0] - a[0]),
                         a[1] + t * (b[1] - a[1]),
                         a[2] + t * (b[2] - a[2]),
-                    ]);
+                    ));
                 }
                 remaining -= avail.max(0.0);
                 k = if k + 1 < n { k + 1 } else { 0 };
@@ -85,14 +84,14 @@ impl PurePursuit {
             }
             None
         };
-        let mv = |e: usize, q: &mut V3| -> Option<V3> {
+        let mv = |e: usize, q: &mut Vec3| -> Option<Vec3> {
             let t = target(e)?;
             let d = [t[0] - q[0], t[1] - q[1], t[2] - q[2]];
             let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
             if fails_gt(l, 0.0) {
                 return None;
             }
-            let f = [d[0] / l, d[1] / l, d[2] / l];
+            let f = Vec3::new(d[0] / l, d[1] / l, d[2] / l);
             for k in 0..3 {
                 q[k] += speed * f[k];
             }
@@ -105,7 +104,7 @@ impl PurePursuit {
                     .zip(orientations.par_iter_mut()),
                 |e, (q, o)| {
                     if let Some(f) = mv(e, q) {
-                        *o = roll_free_quat(f);
+                        *o = geom::roll_free(f);
                     }
                 },
             ),

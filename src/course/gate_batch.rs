@@ -1,6 +1,7 @@
 //! [`GateBatch`]: the structure-of-arrays buffers of a batch of gate courses.
 
 use crate::exec::layout::soa_batch;
+use crate::geom::{Quat, Vec2, Vec3};
 
 soa_batch! {
     /// The gates of `n_envs` environments, as structure-of-arrays buffers.
@@ -22,12 +23,12 @@ soa_batch! {
         }
         per_point {
             /// Centre of each gate's opening, metres.
-            pos: [f32; 3] = [f32::NAN; 3] => npy("gate_pos", F4),
+            pos: Vec3 = Vec3::NAN => npy("gate_pos", F4),
             /// Orientation `[x, y, z, w]`: local x forward (the flying direction), y left
             /// (horizontal: the frames are roll-free), z up.
-            quat: [f32; 4] = [f32::NAN; 4] => npy("gate_quat", F4),
+            quat: Quat = Quat::NAN => npy("gate_quat", F4),
             /// Inner opening `[width, height]`, metres.
-            size: [f32; 2] = [f32::NAN; 2] => npy("gate_size", F4),
+            size: Vec2 = Vec2::NAN => npy("gate_size", F4),
         }
         per_env {
             /// Gates per env (stored as `<i4` in a corpus).

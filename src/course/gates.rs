@@ -33,95 +33,25 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::gate_batch::GateBatch;
-use super::vector::{dot, fails_ge, fails_gt, fails_le, norm, sub, V3};
 use crate::exec::Launch;
-use crate::math::{atan2, cos, sin_cos, PI, TAU};
+use crate::geom::{self, catmull_rom, fails_ge, fails_gt, fails_le, Quat, Vec2, Vec3};
+use crate::math::{cos, sin_cos, PI, TAU};
 use crate::preset::{GateParams, Preset};
 use crate::rng::stream::{self, with_attempt};
 use crate::rng::LaneRng;
 use crate::track::{generators, Pipeline, Stage, TrackBatch};
 use crate::{Error, Result};
 
-/// The roll-free orientation whose forward (local x) axis is the unit vector `forward`:
-/// yaw `ψ = atan2(f_y, f_x)` then pitch `θ = atan2(f_z, |f_xy|)`, `q = q_z(ψ)·q_y(−θ)`, as
-/// `[x, y, z, w]`. The local y axis stays horizontal. A vertical or zero `forward` gives yaw 0.
-pub fn roll_free_quat(forward: V3) -> [f32; 4] {
-    let h = (forward[0] * forward[0] + forward[1] * forward[1]).sqrt();
-    let yaw = if h > 0.0 {
-        atan2(forward[1], forward[0])
-    } else {
-        0.0
-    };
-    let pitch = atan2(forward[2], h);
-    let (sz, cz) = sin_cos(0.5 * yaw);
-    let (sp, cp) = sin_cos(0.5 * pitch);
-    [sz * sp, -cz * sp, sz * cp, cz * cp]
-}
-
-/// The yaw-only orientation of heading `yaw` (radians), as `[x, y, z, w]`.
-pub fn yaw_quat(yaw: f32) -> [f32; 4] {
-    let (s, c) = sin_cos(0.5 * yaw);
-    [0.0, 0.0, s, c]
-}
-
-/// The forward (local x) axis of orientation `q = [x, y, z, w]` in world coordinates: the first
-/// of [`frame_axes`].
-#[inline]
-pub fn forward_axis(q: [f32; 4]) -> V3 {
-    let [x, y, z, w] = q;
-    [
-        1.0 - 2.0 * (y * y + z * z),
-        2.0 * (x * y + w * z),
-        2.0 * (x * z - w * y),
-    ]
-}
-
-/// The local axes of orientation `q = [x, y, z, w]` in world coordinates: `(forward, left, up)`,
-/// the images of local x, y and z. `q` is assumed unit.
-#[inline]
-pub fn frame_axes(q: [f32; 4]) -> (V3, V3, V3) {
-    let [x, y, z, w] = q;
-    let forward = forward_axis(q);
-    let left = [
-        2.0 * (x * y - w * z),
-        1.0 - 2.0 * (x * x + z * z),
-        2.0 * (y * z + w * x),
-    ];
-    let up = [
-        2.0 * (x * z + w * y),
-        2.0 * (y * z - w * x),
-        1.0 - 2.0 * (x * x + y * y),
-    ];
-    (forward, left, up)
-}
-
-/// Point `tau ∈ [0, 1]` of the uniform Catmull–Rom segment from `p1` to `p2` (`p0`, `p3` their
-/// outer neighbours).
-#[inline]
-pub fn catmull_rom(p0: V3, p1: V3, p2: V3, p3: V3, tau: f32) -> V3 {
-    let t2 = tau * tau;
-    let t3 = t2 * tau;
-    let mut out = [0.0; 3];
-    for k in 0..3 {
-        out[k] = 0.5
-            * ((2.0 * p1[k])
-                + (p2[k] - p0[k]) * tau
-                + (2.0 * p0[k] - 5.0 * p1[k] + 4.0 * p2[k] - p3[k]) * t2
-                + (3.0 * p1[k] - p0[k] - 3.0 * p2[k] + p3[k]) * t3);
-    }
-    out
-}
-
 /// The racing line through the closed gate sequence `pos`: `samples` points per leg, point
 /// `i·samples + j` at `tau = j/samples` of leg `i → i+1`, so gate `i` is point `i·samples`.
 /// Writes `pos.len()·samples` points into `out` and returns that count.
-pub fn racing_line(pos: &[V3], samples: usize, out: &mut [V3]) -> usize {
+pub fn racing_line(pos: &[Vec3], samples: usize, out: &mut [Vec3]) -> usize {
     racing_line_each(pos, samples, |k, p| out[k] = p);
     pos.len() * samples
 }
 
 /// Calls `visit(k, point)` for every point `k` of the [`racing_line`] through `pos`, in order.
-pub fn racing_line_each(pos: &[V3], samples: usize, mut visit: impl FnMut(usize, V3)) {
+pub fn racing_line_each(pos: &[Vec3], samples: usize, mut visit: impl FnMut(usize, Vec3)) {
     let g = pos.len();
     for i in 0..g {
         let p0 = pos[(i + g - 1) % g];
@@ -178,17 +108,17 @@ impl GateConsts {
     }
 
     #[inline]
-    fn bound(&self, size: [f32; 2]) -> f32 {
-        self.params.bound_radius_m(size[0], size[1])
+    fn bound(&self, size: Vec2) -> f32 {
+        self.params.bound_radius_m(size.x, size.y)
     }
 }
 
 /// The guide track of one env, as the place stage reads it.
 pub struct Guide<'a> {
     /// Centerline points (`count` of them).
-    pub center: &'a [V3],
+    pub center: &'a [Vec3],
     /// Left normals.
-    pub normal: &'a [V3],
+    pub normal: &'a [Vec3],
     /// Arc lengths.
     pub arclen: &'a [f32],
     /// Closed length.
@@ -200,8 +130,8 @@ pub fn place_lane(
     c: &GateConsts,
     rng: &mut LaneRng,
     guide: &Guide<'_>,
-    pos: &mut [V3],
-    size: &mut [[f32; 2]],
+    pos: &mut [Vec3],
+    size: &mut [Vec2],
 ) -> usize {
     let p = &c.params;
     let g = (p.min_gates + rng.below(p.max_gates - p.min_gates + 1)) as usize;
@@ -241,12 +171,12 @@ pub fn place_lane(
             0.0
         };
         let nl = guide.normal[k];
-        pos[i] = [
+        pos[i] = Vec3::new(
             a[0] + (b[0] - a[0]) * t + lateral * nl[0],
             a[1] + (b[1] - a[1]) * t + lateral * nl[1],
             a[2] + (b[2] - a[2]) * t + altitude,
-        ];
-        size[i] = [width, height];
+        );
+        size[i] = Vec2::new(width, height);
     }
     g
 }
@@ -260,7 +190,7 @@ pub const TOO_SHARP: u8 = 4;
 
 /// The separation target of gates `i` and `j` (the relaxation's, with the margin).
 #[inline]
-fn separation(c: &GateConsts, size: &[[f32; 2]], i: usize, j: usize) -> f32 {
+fn separation(c: &GateConsts, size: &[Vec2], i: usize, j: usize) -> f32 {
     c.params
         .min_spacing_m
         .max(c.bound(size[i]) + c.bound(size[j]))
@@ -268,28 +198,28 @@ fn separation(c: &GateConsts, size: &[[f32; 2]], i: usize, j: usize) -> f32 {
 
 /// Cosine of the turn at gate `i` and the product of its legs' lengths: `(dot, |u|·|v|)`.
 #[inline]
-fn turn(pos: &[V3], i: usize) -> (f32, f32) {
+fn turn(pos: &[Vec3], i: usize) -> (f32, f32) {
     let g = pos.len();
-    let u = sub(pos[i], pos[(i + g - 1) % g]);
-    let v = sub(pos[(i + 1) % g], pos[i]);
-    (dot(u, v), norm(u) * norm(v))
+    let u = pos[i] - pos[(i + g - 1) % g];
+    let v = pos[(i + 1) % g] - pos[i];
+    (u.dot(v), u.length() * v.length())
 }
 
 /// What the gates still violate against the relaxation's targets: a combination of
 /// [`TOO_CLOSE`], [`TOO_STEEP`] and [`TOO_SHARP`]; 0 when converged.
-pub fn violation(c: &GateConsts, pos: &[V3], size: &[[f32; 2]]) -> u8 {
+pub fn violation(c: &GateConsts, pos: &[Vec3], size: &[Vec2]) -> u8 {
     let g = pos.len();
     let p = &c.params;
     let mut flags = 0;
     for i in 0..g {
         for j in i + 1..g {
-            let d = sub(pos[j], pos[i]);
+            let d = pos[j] - pos[i];
             let target = separation(c, size, i, j) * (1.0 + 0.5 * p.margin);
             if fails_ge(d[0] * d[0] + d[1] * d[1] + d[2] * d[2], target * target) {
                 flags |= TOO_CLOSE;
             }
         }
-        let d = sub(pos[(i + 1) % g], pos[i]);
+        let d = pos[(i + 1) % g] - pos[i];
         let h = (d[0] * d[0] + d[1] * d[1]).sqrt();
         if fails_le(d[2].abs(), 0.97 * p.max_grade * h) {
             flags |= TOO_STEEP;
@@ -305,21 +235,21 @@ pub fn violation(c: &GateConsts, pos: &[V3], size: &[[f32; 2]]) -> u8 {
 /// Runs `sweeps` Jacobi relaxation sweeps on one env's gates (see the module doc).
 pub fn relax_sweeps(
     c: &GateConsts,
-    pos: &mut [V3],
-    size: &[[f32; 2]],
-    disp: &mut [V3],
+    pos: &mut [Vec3],
+    size: &[Vec2],
+    disp: &mut [Vec3],
     sweeps: u32,
 ) {
     let g = pos.len();
     let p = &c.params;
     let disp = &mut disp[..g];
     for _ in 0..sweeps {
-        disp.fill([0.0; 3]);
+        disp.fill(Vec3::ZERO);
         for i in 0..g {
             for j in i + 1..g {
                 let target = separation(c, size, i, j) * (1.0 + p.margin);
-                let d = sub(pos[j], pos[i]);
-                let dist3 = norm(d);
+                let d = pos[j] - pos[i];
+                let dist3 = d.length();
                 if dist3 < target {
                     let h = (d[0] * d[0] + d[1] * d[1]).sqrt();
                     // Pushed in plan view so that the heights (and grades) stay put; stacked
@@ -337,7 +267,7 @@ pub fn relax_sweeps(
                 }
             }
             let j = (i + 1) % g;
-            let d = sub(pos[j], pos[i]);
+            let d = pos[j] - pos[i];
             let h = (d[0] * d[0] + d[1] * d[1]).sqrt();
             let allowed = 0.95 * p.max_grade * h;
             if d[2].abs() > allowed {
@@ -375,27 +305,26 @@ pub fn relax_sweeps(
 ///    order or grazes one.
 ///
 /// `path` is scratch of at least `G · path_samples` points.
-pub fn is_valid(c: &GateConsts, pos: &[V3], size: &[[f32; 2]], path: &mut [V3]) -> bool {
+pub fn is_valid(c: &GateConsts, pos: &[Vec3], size: &[Vec2], path: &mut [Vec3]) -> bool {
     let g = pos.len();
     let p = &c.params;
     if g < p.min_gates as usize || g > p.max_gates as usize {
         return false;
     }
-    let finite = |v: &[f32]| v.iter().all(|x| x.is_finite());
-    if !pos.iter().all(|q| finite(q)) || !size.iter().all(|s| finite(s)) {
+    if !pos.iter().all(|q| q.is_finite()) || !size.iter().all(|s| s.is_finite()) {
         return false;
     }
     let min_spacing2 = p.min_spacing_m * p.min_spacing_m;
     for i in 0..g {
         for j in i + 1..g {
-            let d = sub(pos[j], pos[i]);
-            let d2 = dot(d, d);
+            let d = pos[j] - pos[i];
+            let d2 = d.dot(d);
             let bound = c.bound(size[i]) + c.bound(size[j]);
             if d2 < min_spacing2 || d2 < bound * bound {
                 return false;
             }
         }
-        let d = sub(pos[(i + 1) % g], pos[i]);
+        let d = pos[(i + 1) % g] - pos[i];
         let h = (d[0] * d[0] + d[1] * d[1]).sqrt();
         if d[2].abs() > p.max_grade * h {
             return false;
@@ -410,9 +339,9 @@ pub fn is_valid(c: &GateConsts, pos: &[V3], size: &[[f32; 2]], path: &mut [V3]) 
     let path = &path[..n];
     // cos 60° = 0.5.
     for k in 0..n {
-        let u = sub(path[k], path[(k + n - 1) % n]);
-        let v = sub(path[(k + 1) % n], path[k]);
-        if fails_ge(dot(u, v), 0.5 * norm(u) * norm(v)) {
+        let u = path[k] - path[(k + n - 1) % n];
+        let v = path[(k + 1) % n] - path[k];
+        if fails_ge(u.dot(v), 0.5 * u.length() * v.length()) {
             return false;
         }
     }
@@ -422,9 +351,9 @@ pub fn is_valid(c: &GateConsts, pos: &[V3], size: &[[f32; 2]], path: &mut [V3]) 
             if j == leg || j == (leg + 1) % g {
                 continue;
             }
-            let d = sub(*q, pos[j]);
+            let d = *q - pos[j];
             let r = c.bound(size[j]);
-            if dot(d, d) < r * r {
+            if d.dot(d) < r * r {
                 return false;
             }
         }
@@ -435,17 +364,17 @@ pub fn is_valid(c: &GateConsts, pos: &[V3], size: &[[f32; 2]], path: &mut [V3]) 
 /// The deterministic fallback course: `fallback_gates` gates evenly on a flat counter-clockwise
 /// ring of `fallback_radius_m` at height `altitude_m`, each of the mean inner size. It passes
 /// [`is_valid`] for every preset the parser accepts. Returns the gate count.
-pub fn fallback_ring(c: &GateConsts, pos: &mut [V3], size: &mut [[f32; 2]]) -> usize {
+pub fn fallback_ring(c: &GateConsts, pos: &mut [Vec3], size: &mut [Vec2]) -> usize {
     let g = c.fallback_gates as usize;
     let p = &c.params;
     let r = c.fallback_radius_m;
-    let mean = [
+    let mean = Vec2::new(
         0.5 * (p.min_width_m + p.max_width_m),
         0.5 * (p.min_height_m + p.max_height_m),
-    ];
+    );
     for i in 0..g {
         let (s, co) = sin_cos(TAU * i as f32 / g as f32);
-        pos[i] = [r * co, r * s, p.altitude_m];
+        pos[i] = Vec3::new(r * co, r * s, p.altitude_m);
         size[i] = mean;
     }
     g
@@ -453,17 +382,13 @@ pub fn fallback_ring(c: &GateConsts, pos: &mut [V3], size: &mut [[f32; 2]]) -> u
 
 /// Writes the roll-free orientation of every gate of one env: forward along
 /// `p_{i+1} − p_{i−1}` (the racing line's tangent at the gate).
-pub fn frames_lane(pos: &[V3], quat: &mut [[f32; 4]]) {
+pub fn frames_lane(pos: &[Vec3], quat: &mut [Quat]) {
     let g = pos.len();
     for i in 0..g {
-        let d = sub(pos[(i + 1) % g], pos[(i + g - 1) % g]);
-        let l = norm(d);
-        let f = if l > 0.0 {
-            [d[0] / l, d[1] / l, d[2] / l]
-        } else {
-            [1.0, 0.0, 0.0]
-        };
-        quat[i] = roll_free_quat(f);
+        let d = pos[(i + 1) % g] - pos[(i + g - 1) % g];
+        let l = d.length();
+        let f = if l > 0.0 { d / l } else { Vec3::X };
+        quat[i] = geom::roll_free(f);
     }
 }
 
@@ -480,8 +405,8 @@ pub struct GatePipeline {
 }
 
 struct Scratch {
-    disp: Vec<V3>,
-    path: Vec<V3>,
+    disp: Vec<Vec3>,
+    path: Vec<Vec3>,
     active: Vec<u8>,
     relax_active: Vec<u8>,
     attempt: Vec<u8>,
@@ -507,8 +432,8 @@ impl GatePipeline {
         let g_max = consts.params.max_gates as usize;
         let path_len = g_max * consts.params.path_samples as usize;
         let scratch = Scratch {
-            disp: vec![[0.0; 3]; n_envs * g_max],
-            path: vec![[0.0; 3]; n_envs * path_len],
+            disp: vec![Vec3::ZERO; n_envs * g_max],
+            path: vec![Vec3::ZERO; n_envs * path_len],
             active: vec![0; n_envs],
             relax_active: vec![0; n_envs],
             attempt: vec![0; n_envs],
@@ -745,9 +670,9 @@ impl GatePipeline {
                 }
                 let g = *count as usize;
                 frames_lane(&pos[..g], &mut quat[..g]);
-                pos[g..].fill([f32::NAN; 3]);
-                size[g..].fill([f32::NAN; 2]);
-                quat[g..].fill([f32::NAN; 4]);
+                pos[g..].fill(Vec3::NAN);
+                size[g..].fill(Vec2::NAN);
+                quat[g..].fill(Quat::NAN);
                 *valid = ok;
                 *attempts = if ok != 0 { attempt } else { max_attempts };
             },
@@ -759,59 +684,27 @@ impl GatePipeline {
 mod tests {
     use super::*;
 
-    fn rotate(q: [f32; 4], v: V3) -> V3 {
-        let (f, l, u) = frame_axes(q);
-        [
-            f[0] * v[0] + l[0] * v[1] + u[0] * v[2],
-            f[1] * v[0] + l[1] * v[1] + u[1] * v[2],
-            f[2] * v[0] + l[2] * v[1] + u[2] * v[2],
-        ]
-    }
-
     #[test]
-    fn roll_free_quat_points_forward_and_keeps_left_level() {
-        for f in [
-            [1.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0],
-            [-0.6, 0.8, 0.0],
-            [0.48, -0.64, 0.6],
-            [-0.5, -0.5, -0.7],
-        ] {
-            let l = norm(f);
-            let f = [f[0] / l, f[1] / l, f[2] / l];
-            let q = roll_free_quat(f);
-            assert!((dot([q[0], q[1], q[2]], [q[0], q[1], q[2]]) + q[3] * q[3] - 1.0).abs() < 1e-5);
-            let x = rotate(q, [1.0, 0.0, 0.0]);
-            for k in 0..3 {
-                assert!((x[k] - f[k]).abs() < 1e-5, "{f:?} -> {x:?}");
-            }
-            let (_, left, up) = frame_axes(q);
-            assert!(left[2].abs() < 1e-6, "roll: {left:?}");
-            assert!(up[2] > 0.0);
-            assert!(dot(left, f).abs() < 1e-5);
-        }
-    }
-
-    #[test]
-    fn catmull_rom_passes_through_gates_along_their_axis() {
+    fn racing_line_passes_through_gates_along_their_axis() {
         let pos = [
-            [0.0, 0.0, 1.0],
-            [10.0, 1.0, 2.0],
-            [12.0, 12.0, 2.5],
-            [-1.0, 9.0, 1.5],
+            Vec3::new(0.0, 0.0, 1.0),
+            Vec3::new(10.0, 1.0, 2.0),
+            Vec3::new(12.0, 12.0, 2.5),
+            Vec3::new(-1.0, 9.0, 1.5),
         ];
-        let mut path = [[0.0; 3]; 32];
+        let mut path = [Vec3::ZERO; 32];
         let n = racing_line(&pos, 8, &mut path);
         assert_eq!(n, 32);
-        let mut quat = [[0.0; 4]; 4];
+        let mut quat = [Quat::IDENTITY; 4];
         frames_lane(&pos, &mut quat);
         for i in 0..4 {
             assert_eq!(path[i * 8], pos[i]);
             // The line's direction through the gate is the gate's forward axis.
-            let d = sub(path[(i * 8 + 1) % n], path[(i * 8 + n - 1) % n]);
-            let (f, _, _) = frame_axes(quat[i]);
-            let c = dot(d, f) / norm(d);
+            let d = path[(i * 8 + 1) % n] - path[(i * 8 + n - 1) % n];
+            let c = d.dot(geom::forward(quat[i])) / d.length();
             assert!(c > 0.995, "gate {i}: cos {c}");
+            // Roll-free: the left axis stays level.
+            assert!(geom::axes(quat[i])[1].z.abs() < 1e-6);
         }
     }
 }

@@ -13,8 +13,8 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::gate_batch::GateBatch;
-use super::gates::{forward_axis, racing_line_each, yaw_quat};
-use super::vector::{cross, fails_gt, horizontal_left, V3};
+use super::gates::racing_line_each;
+use crate::geom::{self, fails_gt, horizontal_left, Quat, Vec3};
 use crate::math::{atan2, round_small};
 use crate::preset::ObstacleParams;
 use crate::rng::LaneRng;
@@ -36,15 +36,15 @@ use crate::track::TrackBatch;
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Checkpoint {
     /// Centre of the crossing window, metres.
-    pub center: [f32; 3],
+    pub center: Vec3,
     /// Half of the window's width along `normal`, metres.
     pub half_width: f32,
     /// Unit forward direction: the side a passing agent comes out on.
-    pub tangent: [f32; 3],
+    pub tangent: Vec3,
     /// Half of the window's height along `up`, metres (+∞ for a track checkpoint).
     pub half_height: f32,
     /// Unit left direction, horizontal: [`horizontal_left`]`(tangent)`.
-    pub normal: [f32; 3],
+    pub normal: Vec3,
     /// Arc length of the checkpoint along the path, metres (checkpoint 0: 0).
     pub s: f32,
     /// Path length from the previous checkpoint to this one, metres (checkpoint 0: from the last).
@@ -58,11 +58,11 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// A padding row: every field NaN.
     pub const NAN: Self = Self {
-        center: [f32::NAN; 3],
+        center: Vec3::NAN,
         half_width: f32::NAN,
-        tangent: [f32::NAN; 3],
+        tangent: Vec3::NAN,
         half_height: f32::NAN,
-        normal: [f32::NAN; 3],
+        normal: Vec3::NAN,
         s: f32::NAN,
         leg: f32::NAN,
         bound_radius: f32::NAN,
@@ -70,21 +70,21 @@ impl Checkpoint {
     };
 
     /// The left end of the crossing segment: `center + half_width·normal`.
-    pub fn left(&self) -> V3 {
+    pub fn left(&self) -> Vec3 {
         let (c, n, h) = (self.center, self.normal, self.half_width);
-        [c[0] + h * n[0], c[1] + h * n[1], c[2] + h * n[2]]
+        c + n * h
     }
 
     /// The right end of the crossing segment: `center − half_width·normal`.
-    pub fn right(&self) -> V3 {
+    pub fn right(&self) -> Vec3 {
         let (c, n, h) = (self.center, self.normal, self.half_width);
-        [c[0] - h * n[0], c[1] - h * n[1], c[2] - h * n[2]]
+        c - n * h
     }
 
     /// The window's up axis, `tangent × normal`.
     #[inline]
-    pub fn up(&self) -> V3 {
-        cross(self.tangent, self.normal)
+    pub fn up(&self) -> Vec3 {
+        self.tangent.cross(self.normal)
     }
 }
 
@@ -128,11 +128,11 @@ pub struct CourseGeometry {
     /// Obstacles per env.
     pub obstacle_count: Vec<u32>,
     /// Spawn position: the centre of checkpoint 0, metres.
-    pub spawn_position: Vec<[f32; 3]>,
+    pub spawn_position: Vec<Vec3>,
     /// Spawn heading: the yaw of checkpoint 0's tangent, radians.
     pub spawn_yaw: Vec<f32>,
     /// Spawn orientation `[x, y, z, w]`: gate 0's orientation, or the yaw-only rotation.
-    pub spawn_orientation: Vec<[f32; 4]>,
+    pub spawn_orientation: Vec<Quat>,
 }
 
 impl CourseGeometry {
@@ -159,9 +159,9 @@ impl CourseGeometry {
             checkpoints_truncated: vec![0; n_envs],
             obstacles: vec![[f32::NAN; 4]; n_envs * obstacle_max.max(1)],
             obstacle_count: vec![0; n_envs],
-            spawn_position: vec![[f32::NAN; 3]; n_envs],
+            spawn_position: vec![Vec3::NAN; n_envs],
             spawn_yaw: vec![f32::NAN; n_envs],
-            spawn_orientation: vec![[f32::NAN; 4]; n_envs],
+            spawn_orientation: vec![Quat::NAN; n_envs],
         }
     }
 
@@ -222,15 +222,15 @@ pub(crate) struct GeomRow<'a> {
     pub truncated: &'a mut u8,
     pub obstacles: &'a mut [[f32; 4]],
     pub obstacle_count: &'a mut u32,
-    pub spawn_position: &'a mut [f32; 3],
+    pub spawn_position: &'a mut Vec3,
     pub spawn_yaw: &'a mut f32,
-    pub spawn_orientation: &'a mut [f32; 4],
+    pub spawn_orientation: &'a mut Quat,
 }
 
 /// The ground line obstacles are placed along: a closed centerline with left normals.
 pub(crate) struct Ground<'a> {
-    pub center: &'a [V3],
-    pub normal: &'a [V3],
+    pub center: &'a [Vec3],
+    pub normal: &'a [Vec3],
     pub arclen: &'a [f32],
     pub length: f32,
     pub half_width_m: f32,
@@ -247,7 +247,7 @@ pub(crate) struct BuildConsts {
 }
 
 /// Signed plan-view Menger curvature of the path points `a`, `p`, `b` (1/m, positive turning
-/// left; 0 for a degenerate triple): `2·cross(p − a, b − p) / √(|p − a|²·|b − p|²·|b − a|²)`.
+/// left; 0 for a degenerate triple): `2·p − a.cross(b − p) / √(|p − a|²·|b − p|²·|b − a|²)`.
 #[inline]
 pub fn signed_curvature(a: [f32; 4], p: [f32; 4], b: [f32; 4]) -> f32 {
     let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
@@ -297,7 +297,7 @@ fn finish_path(row: &mut GeomRow<'_>, n: usize) {
 
 /// Sets the `leg` of every checkpoint from the arc lengths and NaN-pads past `k`; writes the
 /// spawn pose from checkpoint 0 (`orientation`, or the yaw-only rotation when `None`).
-fn finish_checkpoints(row: &mut GeomRow<'_>, k: usize, length: f32, orientation: Option<[f32; 4]>) {
+fn finish_checkpoints(row: &mut GeomRow<'_>, k: usize, length: f32, orientation: Option<Quat>) {
     for i in 0..k {
         let prev = if i == 0 {
             row.checkpoints[k - 1].s - length
@@ -312,7 +312,7 @@ fn finish_checkpoints(row: &mut GeomRow<'_>, k: usize, length: f32, orientation:
     let yaw = atan2(c0.tangent[1], c0.tangent[0]);
     *row.spawn_position = c0.center;
     *row.spawn_yaw = yaw;
-    *row.spawn_orientation = orientation.unwrap_or_else(|| yaw_quat(yaw));
+    *row.spawn_orientation = orientation.unwrap_or_else(|| geom::yaw(yaw));
 }
 
 /// Places the preset's obstacles along `ground` (random stream `rng`); NaN-pads the row.
@@ -399,7 +399,7 @@ pub(crate) fn build_track_lane(
         let i = k * n / k_count;
         let t = track.tangent[base + i];
         let h = (t[0] * t[0] + t[1] * t[1]).sqrt();
-        let tangent = [t[0] / h, t[1] / h, 0.0];
+        let tangent = Vec3::new(t[0] / h, t[1] / h, 0.0);
         row.checkpoints[k] = Checkpoint {
             center: center[i],
             half_width: c.half_width_m,
@@ -445,7 +445,7 @@ pub(crate) fn build_gates_lane(
     for (i, &center) in pos.iter().enumerate() {
         let q = gates.quat[base + i];
         let size = gates.size[base + i];
-        let forward = forward_axis(q);
+        let forward = geom::forward(q);
         let (a, b) = (0.5 * size[0] + c.thickness_m, 0.5 * size[1] + c.thickness_m);
         row.checkpoints[i] = Checkpoint {
             center,

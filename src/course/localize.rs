@@ -16,7 +16,7 @@
 //! moves smoothly along the path costs about three segment tests per step; a teleported or
 //! far-off agent costs `n`. Ties between two segments (at a vertex) keep the one reached first.
 
-use super::vector::{fails_gt, fails_lt};
+use crate::geom::{fails_gt, fails_lt};
 
 /// The nearest point of the path to a query.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -23,7 +23,7 @@
 //! for env `e` is a pure function of `(preset, seed, e, generation[e], config)` and its inputs.
 
 mod agent;
-pub mod collision;
+
 mod courses;
 mod gate_batch;
 pub mod gates;
@@ -32,7 +32,6 @@ pub mod localize;
 mod outputs;
 mod runtime;
 mod step;
-pub mod vector;
 
 pub use agent::PurePursuit;
 pub use courses::Courses;

@@ -9,9 +9,9 @@ use super::gate_batch::GateBatch;
 use super::geometry::{build_gates_lane, build_track_lane, BuildConsts, CourseGeometry, GeomRow};
 use super::outputs::{OutRows, StepOutputs};
 use super::step::{goals_at, step_env, AgentPose, EnvCourse, EnvState, Goals, Mode, StepConsts};
-use super::vector::{fails_ge, V3};
 use crate::exec::layout::par_chunks;
 use crate::exec::Launch;
+use crate::geom::{fails_ge, Quat, Vec2, Vec3};
 use crate::preset::Preset;
 use crate::rng::LaneRng;
 use crate::track::{generators, Stage, TrackBatch};
@@ -38,7 +38,7 @@ pub struct CourseConfig {
     pub relocalize_m: Option<f32>,
     /// Footprint half extents used when none are bound: track `[half_length, half_width]` of
     /// the box, gates `[radius, unused]` of the sphere; metres, ≥ 0. Default `[0, 0]` (a point).
-    pub footprint_half_extents_m: [f32; 2],
+    pub footprint_half_extents_m: Vec2,
     /// `wrong_way` is set when a step moves backward along the path by more than this, metres
     /// (≥ 0). Default 0: any backward motion.
     pub wrong_way_tolerance_m: f32,
@@ -52,7 +52,7 @@ impl Default for CourseConfig {
             max_checkpoints: 64,
             localize_window: 3,
             relocalize_m: None,
-            footprint_half_extents_m: [0.0, 0.0],
+            footprint_half_extents_m: Vec2::ZERO,
             wrong_way_tolerance_m: 0.0,
         }
     }
@@ -87,7 +87,7 @@ impl CourseConfig {
                 return bad("relocalize_m", r.to_string(), "a number ≥ 0 (or None)");
             }
         }
-        let [a, b] = self.footprint_half_extents_m;
+        let [a, b] = self.footprint_half_extents_m.to_array();
         if !(a >= 0.0 && b >= 0.0 && a.is_finite() && b.is_finite()) {
             return bad(
                 "footprint_half_extents_m",
@@ -107,20 +107,20 @@ impl CourseConfig {
 }
 
 /// The buffers of a [`Binding`]: `(positions, orientations, half_extents)`.
-pub type BindingParts = (Vec<V3>, Option<Vec<[f32; 4]>>, Option<Vec<[f32; 2]>>);
+pub type BindingParts = (Vec<Vec3>, Option<Vec<Quat>>, Option<Vec<Vec2>>);
 
 /// The per-env input buffers a simulator writes in place between steps: positions, and
 /// optionally orientations and footprint half extents. Each holds one entry per env.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Binding {
-    positions: Vec<V3>,
-    orientations: Option<Vec<[f32; 4]>>,
-    half_extents: Option<Vec<[f32; 2]>>,
+    positions: Vec<Vec3>,
+    orientations: Option<Vec<Quat>>,
+    half_extents: Option<Vec<Vec2>>,
 }
 
 impl Binding {
     /// A binding of per-env positions `[x, y, z]`, metres.
-    pub fn new(positions: Vec<V3>) -> Self {
+    pub fn new(positions: Vec<Vec3>) -> Self {
         Self {
             positions,
             orientations: None,
@@ -131,7 +131,7 @@ impl Binding {
     /// Adds per-env orientations `[x, y, z, w]` (unit quaternions; local x is forward). In track
     /// mode they orient the box footprint (its heading is local x projected on the ground);
     /// without them the box is aligned with the path.
-    pub fn with_orientations(mut self, orientations: Vec<[f32; 4]>) -> Self {
+    pub fn with_orientations(mut self, orientations: Vec<Quat>) -> Self {
         self.orientations = Some(orientations);
         self
     }
@@ -139,23 +139,23 @@ impl Binding {
     /// Adds per-env footprint half extents: track `[half_length, half_width]` of the box, gates
     /// `[radius, unused]` of the sphere; metres. Without them every env uses
     /// [`CourseConfig::footprint_half_extents_m`].
-    pub fn with_half_extents(mut self, half_extents: Vec<[f32; 2]>) -> Self {
+    pub fn with_half_extents(mut self, half_extents: Vec<Vec2>) -> Self {
         self.half_extents = Some(half_extents);
         self
     }
 
     /// The positions.
-    pub fn positions(&self) -> &[V3] {
+    pub fn positions(&self) -> &[Vec3] {
         &self.positions
     }
 
     /// The orientations, if bound.
-    pub fn orientations(&self) -> Option<&[[f32; 4]]> {
+    pub fn orientations(&self) -> Option<&[Quat]> {
         self.orientations.as_deref()
     }
 
     /// The half extents, if bound.
-    pub fn half_extents(&self) -> Option<&[[f32; 2]]> {
+    pub fn half_extents(&self) -> Option<&[Vec2]> {
         self.half_extents.as_deref()
     }
 
@@ -170,9 +170,9 @@ impl Binding {
 #[derive(Debug)]
 pub struct SimView<'a> {
     /// The bound positions.
-    pub positions: &'a mut [V3],
+    pub positions: &'a mut [Vec3],
     /// The bound orientations, if bound.
-    pub orientations: Option<&'a mut [[f32; 4]]>,
+    pub orientations: Option<&'a mut [Quat]>,
     /// The course geometry.
     pub geometry: &'a CourseGeometry,
     /// The outputs of the last step (or reset).
@@ -452,19 +452,19 @@ impl Course {
     }
 
     /// The bound positions, for the simulator to write (`None` before [`bind`](Self::bind)).
-    pub fn positions_mut(&mut self) -> Option<&mut [V3]> {
+    pub fn positions_mut(&mut self) -> Option<&mut [Vec3]> {
         self.binding.as_mut().map(|b| &mut b.positions[..])
     }
 
     /// The bound orientations, if bound.
-    pub fn orientations_mut(&mut self) -> Option<&mut [[f32; 4]]> {
+    pub fn orientations_mut(&mut self) -> Option<&mut [Quat]> {
         self.binding
             .as_mut()
             .and_then(|b| b.orientations.as_deref_mut())
     }
 
     /// The bound half extents, if bound.
-    pub fn half_extents_mut(&mut self) -> Option<&mut [[f32; 2]]> {
+    pub fn half_extents_mut(&mut self) -> Option<&mut [Vec2]> {
         self.binding
             .as_mut()
             .and_then(|b| b.half_extents.as_deref_mut())
@@ -673,7 +673,7 @@ impl Course {
                     *goals = goals_at(course.checkpoints, state.next as usize);
                     let o = step_env(&consts, &course, &agent, state, goals);
                     // The outputs are those of the spawn pose; the sentinel stays.
-                    state.prev = [f32::NAN; 3];
+                    state.prev = Vec3::NAN;
                     out.set(i, &o);
                 }
             },
@@ -708,15 +708,15 @@ impl Course {
 
 /// The optional per-env inputs of a step.
 struct Inputs<'a> {
-    orientations: Option<&'a [[f32; 4]]>,
-    half_extents: Option<&'a [[f32; 2]]>,
-    default_half: [f32; 2],
+    orientations: Option<&'a [Quat]>,
+    half_extents: Option<&'a [Vec2]>,
+    default_half: Vec2,
 }
 
 /// One lane's rows of the per-env inputs and state: envs `base .. base + positions.len()`.
 struct EnvRows<'a> {
     base: usize,
-    positions: &'a [V3],
+    positions: &'a [Vec3],
     states: &'a mut [EnvState],
     goals: &'a mut [Goals],
 }

@@ -2,11 +2,9 @@
 //! and collision of one agent against its course, as one pure function ([`step_env`]) that the
 //! runtime runs over env lanes (and that a CUDA kernel mirrors thread per env).
 
-use super::collision::{box2_distance, capped_cylinder_distance, frame_distance};
-use super::gates::forward_axis;
 use super::geometry::{signed_curvature, Checkpoint};
 use super::localize::locate;
-use super::vector::{cross, dot, fails_le, horizontal_left, sub, V3};
+use crate::geom::{self, fails_le, horizontal_left, sdf, Quat, Vec2, Vec3};
 
 /// Checkpoints past the next one that a step tests for crossing: crossing one of them while the
 /// next one was not crossed is a `wrong_checkpoint`; crossing the next one and then these in the
@@ -59,18 +57,18 @@ pub struct EnvCourse<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct AgentPose {
     /// Position, metres.
-    pub position: V3,
+    pub position: Vec3,
     /// Orientation `[x, y, z, w]`, if bound.
-    pub orientation: Option<[f32; 4]>,
+    pub orientation: Option<Quat>,
     /// Footprint half extents `[half_length, half_width]` (track) or `[radius, _]` (gates).
-    pub half_extents: [f32; 2],
+    pub half_extents: Vec2,
 }
 
 /// The runtime state of one env between steps.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EnvState {
     /// Position at the previous step; NaN after a reset (the no-crossing sentinel).
-    pub prev: V3,
+    pub prev: Vec3,
     /// Path segment of the previous localization (the search window's centre).
     pub segment: u32,
     /// Checkpoints passed since the last reset.
@@ -84,7 +82,7 @@ pub struct EnvState {
 impl EnvState {
     /// The state after a reset: on checkpoint 0, the next one is 1, nothing passed.
     pub const RESET: Self = Self {
-        prev: [f32::NAN; 3],
+        prev: Vec3::NAN,
         segment: 0,
         passed: 0,
         next: 1,
@@ -115,7 +113,7 @@ pub struct EnvOutputs {
 
 /// Whether the segment `a → b` crosses checkpoint `cp`'s window from back to front.
 #[inline]
-pub fn crosses_forward(cp: &Checkpoint, a: V3, b: V3) -> bool {
+pub fn crosses_forward(cp: &Checkpoint, a: Vec3, b: Vec3) -> bool {
     Crossing::of(cp).crosses_forward(a, b)
 }
 
@@ -125,11 +123,11 @@ pub fn crosses_forward(cp: &Checkpoint, a: V3, b: V3) -> bool {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Crossing {
     /// Centre of the window.
-    pub center: V3,
+    pub center: Vec3,
     /// Half width along the normal.
     pub half_width: f32,
     /// Forward direction.
-    pub tangent: V3,
+    pub tangent: Vec3,
     /// Half height along `tangent × normal`.
     pub half_height: f32,
 }
@@ -148,22 +146,22 @@ impl Crossing {
 
     /// Whether the segment `a → b` crosses the window from back to front.
     #[inline]
-    pub fn crosses_forward(&self, a: V3, b: V3) -> bool {
-        let da = dot(sub(a, self.center), self.tangent);
-        let db = dot(sub(b, self.center), self.tangent);
+    pub fn crosses_forward(&self, a: Vec3, b: Vec3) -> bool {
+        let da = (a - self.center).dot(self.tangent);
+        let db = (b - self.center).dot(self.tangent);
         if !(da < 0.0 && db >= 0.0) {
             return false;
         }
         let tau = da / (da - db);
-        let p = [
+        let p = Vec3::new(
             a[0] + tau * (b[0] - a[0]),
             a[1] + tau * (b[1] - a[1]),
             a[2] + tau * (b[2] - a[2]),
-        ];
-        let r = sub(p, self.center);
+        );
+        let r = p - self.center;
         let normal = horizontal_left(self.tangent);
-        let up = cross(self.tangent, normal);
-        dot(r, normal).abs() <= self.half_width && dot(r, up).abs() <= self.half_height
+        let up = self.tangent.cross(normal);
+        r.dot(normal).abs() <= self.half_width && r.dot(up).abs() <= self.half_height
     }
 }
 
@@ -186,9 +184,9 @@ impl Goals {
     /// A placeholder before the first reset: every field NaN.
     pub const NAN: Self = Self {
         crossings: [Crossing {
-            center: [f32::NAN; 3],
+            center: Vec3::NAN,
             half_width: f32::NAN,
-            tangent: [f32::NAN; 3],
+            tangent: Vec3::NAN,
             half_height: f32::NAN,
         }; SKIP_WINDOW + 1],
         from_s: f32::NAN,
@@ -230,7 +228,7 @@ pub fn step_env(
         // Defined outputs for a non-finite position: no event, progress frozen at the count of
         // checkpoints passed, NaN geometry, off track, no hit. The NaN previous position makes
         // the next finite step's crossing test fail, as after a reset.
-        state.prev = [f32::NAN; 3];
+        state.prev = Vec3::NAN;
         return EnvOutputs {
             passed: 0,
             lap_completed: 0,
@@ -328,10 +326,10 @@ pub fn step_env(
         0.0
     };
     let progress = state.passed as f32 + fraction.clamp(0.0, 1.0);
-    let to_next = sub(goals.crossings[0].center, q);
+    let to_next = goals.crossings[0].center - q;
     let dist_to_next = match c.mode {
         Mode::Track => (to_next[0] * to_next[0] + to_next[1] * to_next[1]).sqrt(),
-        Mode::Gates => dot(to_next, to_next).sqrt(),
+        Mode::Gates => to_next.dot(to_next).sqrt(),
     };
 
     // Wrong way: this step's plan displacement points backward along the path.
@@ -347,12 +345,12 @@ pub fn step_env(
             let heading = agent
                 .orientation
                 .and_then(|o| {
-                    let f = forward_axis(o);
+                    let f = geom::forward(o);
                     let l = (f[0] * f[0] + f[1] * f[1]).sqrt();
                     (l > 0.0).then(|| [f[0] / l, f[1] / l])
                 })
                 .unwrap_or(dir);
-            let [ha, hb] = agent.half_extents;
+            let [ha, hb] = agent.half_extents.to_array();
             let nu = [-dir[1], dir[0]];
             let h_nu = heading[0] * nu[0] + heading[1] * nu[1];
             let hp_nu = -heading[1] * nu[0] + heading[0] * nu[1];
@@ -361,7 +359,7 @@ pub fn step_env(
                 let (ox, oy) = (o[0] - q[0], o[1] - q[1]);
                 let lx = ox * heading[0] + oy * heading[1];
                 let ly = -ox * heading[1] + oy * heading[0];
-                worst = worst.max(o[3] - box2_distance(lx, ly, ha, hb));
+                worst = worst.max(o[3] - sdf::box2(Vec2::new(lx, ly), Vec2::new(ha, hb)));
             }
         }
         Mode::Gates => {
@@ -373,16 +371,11 @@ pub fn step_env(
                 if gx * gx + gy * gy > reach * reach {
                     continue;
                 }
-                let rel = sub(q, g.center);
-                let up = cross(g.tangent, g.normal);
-                let d = frame_distance(
-                    dot(rel, g.tangent),
-                    dot(rel, g.normal),
-                    dot(rel, up),
-                    g.half_width,
-                    g.half_height,
-                    th,
-                );
+                let rel = q - g.center;
+                let up = g.tangent.cross(g.normal);
+                let local = Vec3::new(rel.dot(g.tangent), rel.dot(g.normal), rel.dot(up));
+                let opening = Vec2::new(g.half_width, g.half_height);
+                let d = sdf::gate_frame(local, opening + Vec2::splat(th), opening, 0.5 * th);
                 worst = worst.max(r - d);
                 if c.posts {
                     let y = g.half_width + 0.5 * th;
@@ -393,13 +386,13 @@ pub fn step_env(
                             g.center[1] + side * y * g.normal[1] + z * up[1],
                             g.center[2] + side * y * g.normal[2] + z * up[2],
                         ];
-                        let d = capped_cylinder_distance(q, foot[0], foot[1], 0.5 * th, foot[2]);
+                        let d = sdf::post(q, Vec2::new(foot[0], foot[1]), 0.5 * th, foot[2]);
                         worst = worst.max(r - d);
                     }
                 }
             }
             for o in course.obstacles {
-                worst = worst.max(r - capped_cylinder_distance(q, o[0], o[1], o[3], o[2]));
+                worst = worst.max(r - sdf::post(q, Vec2::new(o[0], o[1]), o[3], o[2]));
             }
         }
     }

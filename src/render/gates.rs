@@ -11,9 +11,10 @@ use image::RgbImage;
 
 use super::raster::{Canvas, Colour, Px};
 use super::{draw_invalid, sheet, Fit};
-use crate::course::gates::{frame_axes, racing_line_each};
-use crate::course::vector::V3;
+use crate::course::gates::racing_line_each;
 use crate::course::GateBatch;
+use crate::geom;
+use crate::geom::{Vec2, Vec3};
 
 const LINE: Colour = [40, 110, 200];
 const GATE: Colour = [235, 120, 20];
@@ -38,26 +39,22 @@ fn draw_gates(canvas: &mut Canvas, batch: &GateBatch, e: usize) {
     let pos = batch.gates(&batch.pos, e);
     let quat = batch.gates(&batch.quat, e);
     let size = batch.gates(&batch.size, e);
-    let finite = pos
-        .iter()
-        .flatten()
-        .chain(quat.iter().flatten())
-        .all(|v| v.is_finite());
+    let finite = pos.iter().all(|p| p.is_finite()) && quat.iter().all(|q| q.is_finite());
     if pos.len() >= 2 && finite {
-        let mut line: Vec<V3> = vec![[0.0; 3]; pos.len() * SAMPLES];
+        let mut line: Vec<Vec3> = vec![Vec3::ZERO; pos.len() * SAMPLES];
         racing_line_each(pos, SAMPLES, |k, p| line[k] = p);
         let t = batch.thickness_m.max(0.0);
         // Bar ends: the outer edges of each frame, in plan view.
-        let bars: Vec<(V3, V3)> = pos
+        let bars: Vec<(Vec3, Vec3)> = pos
             .iter()
             .zip(quat)
             .zip(size)
             .map(|((&c, &q), &s)| {
-                let (_, left, _) = frame_axes(q);
-                let h = 0.5 * s[0] + t;
+                let left = geom::axes(q)[1];
+                let h = 0.5 * s.x + t;
                 (
-                    [c[0] + h * left[0], c[1] + h * left[1], c[2]],
-                    [c[0] - h * left[0], c[1] - h * left[1], c[2]],
+                    Vec3::new(c.x + h * left.x, c.y + h * left.y, c.z),
+                    Vec3::new(c.x - h * left.x, c.y - h * left.y, c.z),
                 )
             })
             .collect();
@@ -76,7 +73,7 @@ fn draw_gates(canvas: &mut Canvas, batch: &GateBatch, e: usize) {
                 canvas.line(fit.px(*a), fit.px(*b), bar_px, colour);
             }
             // Arrow past gate 0, along its forward axis.
-            let (forward, _, _) = frame_axes(quat[0]);
+            let forward = geom::forward(quat[0]);
             let (fx, fy) = (forward[0], -forward[1]);
             let fl = (fx * fx + fy * fy).sqrt();
             if fl > 0.0 {
@@ -102,7 +99,7 @@ fn draw_gates(canvas: &mut Canvas, batch: &GateBatch, e: usize) {
 }
 
 /// Height against arc length, in the bottom quarter of the cell.
-fn draw_elevation(canvas: &mut Canvas, line: &[V3], pos: &[V3], size: &[[f32; 2]]) {
+fn draw_elevation(canvas: &mut Canvas, line: &[Vec3], pos: &[Vec3], size: &[Vec2]) {
     let cell = canvas.size() as f32;
     let (top, bottom) = (0.77 * cell, 0.97 * cell);
     let (left, right) = (0.04 * cell, 0.96 * cell);
@@ -164,19 +161,14 @@ mod tests {
         for e in 0..2 {
             for i in 0..6 {
                 let a = i as f32 / 6.0 * std::f32::consts::TAU;
-                b.pos[e * 8 + i] = [
+                b.pos[e * 8 + i] = Vec3::new(
                     20.0 * crate::math::cos(a),
                     20.0 * crate::math::sin(a),
                     2.0 + (i % 2) as f32,
-                ];
+                );
                 let yaw = a + std::f32::consts::FRAC_PI_2;
-                b.quat[e * 8 + i] = [
-                    0.0,
-                    0.0,
-                    crate::math::sin(0.5 * yaw),
-                    crate::math::cos(0.5 * yaw),
-                ];
-                b.size[e * 8 + i] = [2.0, 2.0];
+                b.quat[e * 8 + i] = geom::yaw(yaw);
+                b.size[e * 8 + i] = Vec2::splat(2.0);
             }
             b.count[e] = 6;
             b.valid[e] = if e == 0 { 1 } else { valid };

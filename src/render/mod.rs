@@ -22,6 +22,7 @@ use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::RgbImage;
 
 use crate::atomic::write_atomic;
+use crate::geom::Vec3;
 use crate::track::TrackBatch;
 use crate::Result;
 use raster::{Canvas, Colour, Px};
@@ -120,7 +121,7 @@ struct Fit {
 impl Fit {
     /// The fit of every finite point of `sets` into a cell of side `cell`, with a margin; `None`
     /// if there is no finite point.
-    fn new(sets: &[&[[f32; 3]]], cell: f32) -> Option<Self> {
+    fn new(sets: &[&[Vec3]], cell: f32) -> Option<Self> {
         Self::rect(
             sets.iter().flat_map(|s| s.iter().map(|p| [p[0], p[1]])),
             [0.0, 0.0, cell, cell],
@@ -150,8 +151,8 @@ impl Fit {
         })
     }
 
-    fn px(&self, p: [f32; 3]) -> Px {
-        self.px2([p[0], p[1]])
+    fn px(&self, p: Vec3) -> Px {
+        self.px2([p.x, p.y])
     }
 
     fn px2(&self, p: [f32; 2]) -> Px {
@@ -295,7 +296,7 @@ mod tests {
         for (e, &v) in valid.iter().enumerate() {
             for k in 0..points {
                 let a = k as f32 / points as f32 * std::f32::consts::TAU;
-                let at = |r: f32| [r * crate::math::cos(a), r * crate::math::sin(a), 0.0];
+                let at = |r: f32| Vec3::new(r * crate::math::cos(a), r * crate::math::sin(a), 0.0);
                 b.center[e * n_max + k] = at(50.0);
                 b.outer[e * n_max + k] = at(55.0);
                 b.inner[e * n_max + k] = at(45.0);

@@ -6,8 +6,8 @@ use image::RgbImage;
 
 use super::raster::{Canvas, Colour, Px};
 use super::{sheet, Fit, BORDER, ROAD};
-use crate::course::gates::frame_axes;
-use crate::course::vector::V3;
+use crate::geom;
+use crate::geom::{Quat, Vec2, Vec3};
 
 const TRAJECTORY: Colour = [220, 30, 60];
 const LINE: Colour = [40, 110, 200];
@@ -18,15 +18,15 @@ const GATE: Colour = [235, 120, 20];
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CoursePanel {
     /// The closed path (track centerline or racing line), metres.
-    pub path: Vec<[f32; 3]>,
+    pub path: Vec<Vec3>,
     /// Half width of the band drawn around the path (track mode), metres; 0 draws no band.
     pub half_width_m: f32,
     /// Gates `(centre, orientation [x, y, z, w], inner [width, height])`; empty in track mode.
-    pub gates: Vec<([f32; 3], [f32; 4], [f32; 2])>,
+    pub gates: Vec<(Vec3, Quat, Vec2)>,
     /// Frame thickness of the gates, metres.
     pub thickness_m: f32,
     /// The agent's positions, in order.
-    pub trajectory: Vec<[f32; 3]>,
+    pub trajectory: Vec<Vec3>,
 }
 
 /// A sheet with one cell of `cell_px` pixels per panel, in a near-square grid.
@@ -41,14 +41,17 @@ fn draw_panel(canvas: &mut Canvas, panel: &CoursePanel) {
     let n = panel.path.len();
     let hw = panel.half_width_m.max(0.0);
     // Band edges from the segment normals.
-    let edges: Vec<(V3, V3)> = (0..n)
+    let edges: Vec<(Vec3, Vec3)> = (0..n)
         .map(|k| {
             let (a, b) = (panel.path[(k + n - 1) % n], panel.path[(k + 1) % n]);
             let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
             let l = (dx * dx + dy * dy).sqrt().max(1e-9);
             let (nx, ny) = (-dy / l * hw, dx / l * hw);
             let p = panel.path[k];
-            ([p[0] + nx, p[1] + ny, p[2]], [p[0] - nx, p[1] - ny, p[2]])
+            (
+                Vec3::new(p[0] + nx, p[1] + ny, p[2]),
+                Vec3::new(p[0] - nx, p[1] - ny, p[2]),
+            )
         })
         .collect();
     let points = edges
@@ -77,10 +80,10 @@ fn draw_panel(canvas: &mut Canvas, panel: &CoursePanel) {
     }
     let t = panel.thickness_m.max(0.0);
     for (c, q, s) in &panel.gates {
-        let (_, left, _) = frame_axes(*q);
-        let h = 0.5 * s[0] + t;
-        let a = [c[0] + h * left[0], c[1] + h * left[1], 0.0];
-        let b = [c[0] - h * left[0], c[1] - h * left[1], 0.0];
+        let left = geom::axes(*q)[1];
+        let h = 0.5 * s.x + t;
+        let a = Vec3::new(c.x + h * left.x, c.y + h * left.y, 0.0);
+        let b = Vec3::new(c.x - h * left.x, c.y - h * left.y, 0.0);
         canvas.line(
             fit.px(a),
             fit.px(b),
@@ -103,10 +106,10 @@ mod tests {
 
     #[test]
     fn panel_shows_road_and_trajectory() {
-        let path: Vec<[f32; 3]> = (0..64)
+        let path: Vec<Vec3> = (0..64)
             .map(|i| {
                 let a = i as f32 / 64.0 * std::f32::consts::TAU;
-                [30.0 * crate::math::cos(a), 30.0 * crate::math::sin(a), 0.0]
+                Vec3::new(30.0 * crate::math::cos(a), 30.0 * crate::math::sin(a), 0.0)
             })
             .collect();
         let trajectory = path[..20].to_vec();

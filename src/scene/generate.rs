@@ -20,7 +20,7 @@ use super::preset::{ForestParams, GatesParams, RoomsParams, SceneKind, ScenePres
 use super::primitive::{EnvScene, Primitive, Shape};
 use crate::course::{GateBatch, GatePipeline};
 use crate::exec::Launch;
-use crate::geom::{self, from_euler, Quat, Vec2, Vec3, IDENTITY};
+use crate::geom::{self, from_euler, Vec2, Vec3, IDENTITY};
 use crate::math::{sin_cos, PI, TAU};
 use crate::rng::{stream, LaneRng};
 use crate::Result;
@@ -432,17 +432,17 @@ fn gates(
 ) -> (Vec<Primitive>, Vec3) {
     let first = row * batch.g_max;
     let n = batch.count[row] as usize;
-    let pos = |g: usize| Vec3::from(batch.pos[first + g]);
+    let pos = |g: usize| batch.pos[first + g];
     let t = batch.thickness_m;
     let mut prims = vec![Primitive::union(Shape::Plane {
         normal: Vec3::Z,
         offset: 0.0,
     })];
     for g in 0..n {
-        let [w, h] = batch.size[first + g];
+        let [w, h] = batch.size[first + g].to_array();
         prims.push(Primitive::union(Shape::GateFrame {
             center: pos(g),
-            rotation: Quat::from_array(batch.quat[first + g]),
+            rotation: batch.quat[first + g],
             outer_half: Vec2::new(0.5 * w + t, 0.5 * h + t),
             inner_half: Vec2::new(0.5 * w, 0.5 * h),
             half_depth: 0.5 * t,
@@ -469,7 +469,7 @@ fn gates(
         }
     }
     let spawn = if n > 0 {
-        let f = geom::forward(Quat::from_array(batch.quat[first]));
+        let f = geom::forward(batch.quat[first]);
         pos(0) - f * 2.0
     } else {
         Vec3::new(0.0, 0.0, 1.5)

@@ -1,13 +1,14 @@
 //! The output buffers of a batch of tracks (structure of arrays).
 
 use crate::exec::layout::soa_batch;
+use crate::geom::Vec3;
 
 soa_batch! {
     /// The tracks of `n_envs` environments, as structure-of-arrays buffers.
     ///
     /// Per-point buffers are `[n_envs * n_max]`, env `e` owning `[e * n_max, (e + 1) * n_max)`;
     /// its first `count[e]` points are the track and the padding past them is NaN. Per-env scalars
-    /// are `[n_envs]`. Vectors are `[x, y, z]` in metres, z up; the track lies near z = 0.
+    /// are `[n_envs]`. Vectors are glam [`Vec3`]s (the bytes of `[x, y, z]`) in metres, z up; the track lies near z = 0.
     /// The buffers marked `npy` are the arrays of a track corpus ([`crate::corpus`]).
     #[derive(Clone, Debug)]
     pub struct TrackBatch {
@@ -20,15 +21,15 @@ soa_batch! {
         consts {}
         per_point {
             /// Centerline points.
-            center: [f32; 3] = [f32::NAN; 3] => npy("center", F4),
+            center: Vec3 = Vec3::NAN => npy("center", F4),
             /// Outer border points, index-aligned with `center` (away from the enclosed region).
-            outer: [f32; 3] = [f32::NAN; 3] => npy("outer", F4),
+            outer: Vec3 = Vec3::NAN => npy("outer", F4),
             /// Inner border points, index-aligned with `center`.
-            inner: [f32; 3] = [f32::NAN; 3] => npy("inner", F4),
+            inner: Vec3 = Vec3::NAN => npy("inner", F4),
             /// Unit tangents in the driving direction.
-            tangent: [f32; 3] = [f32::NAN; 3] => npy("tangent", F4),
+            tangent: Vec3 = Vec3::NAN => npy("tangent", F4),
             /// Unit horizontal normals, pointing left of the driving direction.
-            normal: [f32; 3] = [f32::NAN; 3] => npy("normal", F4),
+            normal: Vec3 = Vec3::NAN => npy("normal", F4),
             /// Arc length of each point from point 0, metres.
             arclen: f32 = f32::NAN => npy("arclen", F4),
         }

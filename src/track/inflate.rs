@@ -5,19 +5,20 @@
 
 use super::generators::P2;
 use super::validity::orientation;
+use crate::geom::Vec3;
 
 /// One env's output slices (each `n_max` long) and scalars.
 pub struct InflateOut<'a> {
     /// Centerline points.
-    pub center: &'a mut [[f32; 3]],
+    pub center: &'a mut [Vec3],
     /// Outer border.
-    pub outer: &'a mut [[f32; 3]],
+    pub outer: &'a mut [Vec3],
     /// Inner border.
-    pub inner: &'a mut [[f32; 3]],
+    pub inner: &'a mut [Vec3],
     /// Unit tangents.
-    pub tangent: &'a mut [[f32; 3]],
+    pub tangent: &'a mut [Vec3],
     /// Left unit normals.
-    pub normal: &'a mut [[f32; 3]],
+    pub normal: &'a mut [Vec3],
     /// Arc lengths.
     pub arclen: &'a mut [f32],
     /// Closed length.
@@ -28,31 +29,28 @@ pub struct InflateOut<'a> {
 pub fn inflate_lane(pts: &[P2], z: &[f32], half_width_m: f32, out: InflateOut<'_>) {
     let n = pts.len();
     let sigma = orientation(pts);
-    let c3 = |i: usize| [pts[i][0], pts[i][1], z[i]];
+    let c3 = |i: usize| Vec3::new(pts[i][0], pts[i][1], z[i]);
     let mut s = 0.0f32;
     for i in 0..n {
         let c = c3(i);
         let a = c3((i + n - 1) % n);
         let b = c3((i + 1) % n);
-        let t = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-        let tl = (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt();
-        let t = [t[0] / tl, t[1] / tl, t[2] / tl];
-        let hl = (t[0] * t[0] + t[1] * t[1]).sqrt();
-        let nl = [-t[1] / hl, t[0] / hl, 0.0];
+        let t = b - a;
+        let t = t / t.length();
+        let hl = (t.x * t.x + t.y * t.y).sqrt();
+        let nl = Vec3::new(-t.y / hl, t.x / hl, 0.0);
         out.center[i] = c;
         out.tangent[i] = t;
         out.normal[i] = nl;
         let o = sigma * half_width_m;
-        out.outer[i] = [c[0] - o * nl[0], c[1] - o * nl[1], c[2]];
-        out.inner[i] = [c[0] + o * nl[0], c[1] + o * nl[1], c[2]];
+        out.outer[i] = Vec3::new(c.x - o * nl.x, c.y - o * nl.y, c.z);
+        out.inner[i] = Vec3::new(c.x + o * nl.x, c.y + o * nl.y, c.z);
         out.arclen[i] = s;
-        let d = [b[0] - c[0], b[1] - c[1], b[2] - c[2]];
-        s += (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        s += (b - c).length();
     }
     *out.length = s;
-    let nan3 = [f32::NAN; 3];
     for buf in [out.center, out.outer, out.inner, out.tangent, out.normal] {
-        buf[n..].fill(nan3);
+        buf[n..].fill(Vec3::NAN);
     }
     out.arclen[n..].fill(f32::NAN);
 }

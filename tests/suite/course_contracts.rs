@@ -5,6 +5,7 @@
 use crate::course_support::*;
 use trackgen::course::{Binding, Course, CourseConfig, Mode, PurePursuit, StepOutputs};
 use trackgen::exec::Launch;
+use trackgen::geom::{Quat, Vec2, Vec3};
 use trackgen::preset::Preset;
 
 fn poison(o: &mut StepOutputs, k: u32) {
@@ -84,7 +85,7 @@ fn pair(mode: Mode) -> (Course, Course) {
             .unwrap(),
         };
         let spawn = c.geometry().spawn_position.clone();
-        c.bind(Binding::new(spawn).with_half_extents(vec![[1.0, 0.5]; 300]))
+        c.bind(Binding::new(spawn).with_half_extents(vec![Vec2::new(1.0, 0.5); 300]))
             .unwrap();
         c
     };
@@ -177,7 +178,7 @@ fn wrong_lengths_and_misuse_are_errors_naming_both_lengths() {
     let m = c.step().unwrap_err().to_string();
     assert!(m.contains("bind"), "{m}");
     let m = c
-        .bind(Binding::new(vec![[0.0; 3]; 3]))
+        .bind(Binding::new(vec![Vec3::ZERO; 3]))
         .unwrap_err()
         .to_string();
     assert!(
@@ -185,7 +186,7 @@ fn wrong_lengths_and_misuse_are_errors_naming_both_lengths() {
         "{m}"
     );
     let m = c
-        .bind(Binding::new(vec![[0.0; 3]]).with_orientations(vec![[0.0; 4]; 2]))
+        .bind(Binding::new(vec![Vec3::ZERO]).with_orientations(vec![Quat::IDENTITY; 2]))
         .unwrap_err()
         .to_string();
     assert!(
@@ -193,7 +194,7 @@ fn wrong_lengths_and_misuse_are_errors_naming_both_lengths() {
         "{m}"
     );
     let m = c
-        .bind(Binding::new(vec![[0.0; 3]]).with_half_extents(vec![]))
+        .bind(Binding::new(vec![Vec3::ZERO]).with_half_extents(vec![]))
         .unwrap_err()
         .to_string();
     assert!(m.contains("half_extents") && m.contains("0 entries"), "{m}");
@@ -238,7 +239,7 @@ fn bad_config_and_preset_are_named() {
     });
     assert!(m.contains("checkpoint_spacing_m"), "{m}");
     let m = make(CourseConfig {
-        footprint_half_extents_m: [-1.0, 0.0],
+        footprint_half_extents_m: Vec2::new(-1.0, 0.0),
         ..CourseConfig::default()
     });
     assert!(m.contains("footprint_half_extents_m"), "{m}");

@@ -263,7 +263,12 @@ fn stadium_box_against_disc_obstacle() {
 /// Gate `i`'s centre, forward and left axes on the ring.
 fn ring_gate(c: &trackgen::course::Course, i: usize) -> ([f32; 3], [f32; 3], [f32; 3], [f32; 3]) {
     let cp = c.geometry().checkpoints_of(0)[i];
-    (cp.center, cp.tangent, cp.normal, cp.up())
+    (
+        cp.center.to_array(),
+        cp.tangent.to_array(),
+        cp.normal.to_array(),
+        cp.up().to_array(),
+    )
 }
 
 fn add(p: [f32; 3], a: f32, v: [f32; 3]) -> [f32; 3] {
@@ -284,7 +289,7 @@ fn gate_ring_frames_and_checkpoints() {
         for k in 0..3 {
             close(q[k], p[k], 2e-3);
         }
-        assert_eq!(gates.size[i], [2.0, 2.0]);
+        assert_eq!(gates.size[i].to_array(), [2.0, 2.0]);
         let (_, f, l, u) = ring_gate(&c, i);
         let a = (45.0 * i as f32).to_radians();
         close(f[0], -a.sin(), 1e-4);

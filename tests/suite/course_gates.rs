@@ -32,24 +32,22 @@ fn brute_force(b: &GateBatch, e: usize, p: &Preset) -> Option<String> {
     }
     let base = e * b.g_max;
     for i in 0..b.g_max {
-        let finite = b.pos[base + i]
-            .iter()
-            .chain(&b.quat[base + i])
-            .chain(&b.size[base + i])
-            .all(|x| x.is_finite());
+        let finite = b.pos[base + i].is_finite()
+            && b.quat[base + i].is_finite()
+            && b.size[base + i].is_finite();
         if finite != (i < n) {
             return Some(format!("gate {i}: finite = {finite} with count {n}"));
         }
     }
-    let pos: Vec<V> = (0..n).map(|i| v(b.pos[base + i])).collect();
+    let pos: Vec<V> = (0..n).map(|i| v(b.pos[base + i].to_array())).collect();
     let t = f64::from(g.thickness_m);
     let radius = |i: usize| {
-        let [w, h] = b.size[base + i];
+        let [w, h] = b.size[base + i].to_array();
         let (a, c) = (f64::from(w) / 2.0 + t, f64::from(h) / 2.0 + t);
         (a * a + c * c + t * t / 4.0).sqrt()
     };
     for i in 0..n {
-        let [w, h] = b.size[base + i];
+        let [w, h] = b.size[base + i].to_array();
         if w < g.min_width_m || w > g.max_width_m || h < g.min_height_m || h > g.max_height_m {
             return Some(format!("gate {i}: size {w} × {h} out of range"));
         }
@@ -76,7 +74,7 @@ fn brute_force(b: &GateBatch, e: usize, p: &Preset) -> Option<String> {
             return Some(format!("gate {i}: turn {turn}°"));
         }
         // Roll-free unit quaternion whose forward axis is along p[i+1] − p[i−1].
-        let [x, y, z, w] = b.quat[base + i].map(f64::from);
+        let [x, y, z, w] = b.quat[base + i].to_array().map(f64::from);
         if ((x * x + y * y + z * z + w * w) - 1.0).abs() > 1e-5 {
             return Some(format!("gate {i}: quaternion not unit"));
         }
@@ -85,7 +83,7 @@ fn brute_force(b: &GateBatch, e: usize, p: &Preset) -> Option<String> {
             2.0 * (x * y + w * z),
             2.0 * (x * z - w * y),
         ];
-        let left_z = 2.0 * (y * z + w * x);
+        let left_z: f64 = 2.0 * (y * z + w * x);
         let want = sub(pos[(i + 1) % n], pos[(i + n - 1) % n]);
         if dot(forward, want) / len(want) < 1.0 - 1e-5 || left_z.abs() > 1e-5 {
             return Some(format!("gate {i}: frame not along the course or rolled"));

@@ -163,19 +163,20 @@ pub fn gate_ring_course(config: CourseConfig) -> Course {
 
 /// Binds one position (and optionally an orientation and half extents) to a one-env course.
 pub fn bind_one(course: &mut Course, orientation: Option<[f32; 4]>, half: Option<[f32; 2]>) {
+    use trackgen::geom::{Quat, Vec2};
     let mut b = Binding::new(vec![course.geometry().spawn_position[0]]);
     if let Some(o) = orientation {
-        b = b.with_orientations(vec![o]);
+        b = b.with_orientations(vec![Quat::from_array(o)]);
     }
     if let Some(h) = half {
-        b = b.with_half_extents(vec![h]);
+        b = b.with_half_extents(vec![Vec2::from(h)]);
     }
     course.bind(b).unwrap();
 }
 
 /// Moves env 0 to `p` and steps.
 pub fn step_to(course: &mut Course, p: [f32; 3]) {
-    course.positions_mut().unwrap()[0] = p;
+    course.positions_mut().unwrap()[0] = p.into();
     course.step().unwrap();
 }
 

@@ -3,6 +3,7 @@
 use rayon::prelude::*;
 use trackgen::course::{GateBatch, StepOutputs};
 use trackgen::exec::layout::{par_chunks, Dtype, Extent, Layout, SplitRows};
+use trackgen::geom::Vec3;
 use trackgen::track::TrackBatch;
 
 /// `(field, corpus array, dtype, scalars per element)` of the stored buffers, written out here.
@@ -77,20 +78,20 @@ fn the_corpus_tables_come_from_the_declarations() {
 #[test]
 fn new_fills_slice_moves_the_base_and_bytes_eq_sees_nan_padding() {
     let mut b = GateBatch::new(3, 4, 10, 0.2).unwrap();
-    assert!(b.pos.iter().all(|p| p.iter().all(|v| v.is_nan())));
+    assert!(b.pos.iter().all(|p| p.is_nan()));
     assert_eq!((b.count.len(), b.pos.len(), b.quat.len()), (3, 12, 12));
     b.count[1] = 2;
-    b.pos[5] = [1.0, 2.0, 3.0];
+    b.pos[5] = Vec3::new(1.0, 2.0, 3.0);
     let s = b.slice(1..3);
     assert_eq!(
         (s.n_envs, s.g_max, s.env_base, s.thickness_m),
         (2, 4, 11, 0.2)
     );
-    assert_eq!((s.count[0], s.pos[1]), (2, [1.0, 2.0, 3.0]));
+    assert_eq!((s.count[0], s.pos[1]), (2, Vec3::new(1.0, 2.0, 3.0)));
     // NaN padding compares equal byte for byte; any changed byte does not.
     assert!(b.bytes_eq(&b.clone()));
     let mut c = b.clone();
-    c.quat[11][3] = 0.0;
+    c.quat[11].w = 0.0;
     assert!(!b.bytes_eq(&c));
     let mut c = b.clone();
     c.thickness_m = 0.3;

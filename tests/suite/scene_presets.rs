@@ -121,7 +121,7 @@ fn gates_scene_matches_the_gate_course() {
         let sdf = CompiledScene::new(&scene.primitives).unwrap();
         for g in 0..n {
             let pos = batch.pos[e * batch.g_max + g];
-            let [w, h] = batch.size[e * batch.g_max + g];
+            let [w, h] = batch.size[e * batch.g_max + g].to_array();
             let open = sdf.distance(pos);
             assert!(
                 open > 0.4 * w.min(h),

@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 use trackgen::exec::Launch;
+use trackgen::geom::Vec3;
 use trackgen::preset::{Preset, BUILTIN};
 use trackgen::track::{Pipeline, TrackBatch, VALIDITY_SLACK};
 
@@ -45,7 +46,7 @@ fn d(a: P, b: P) -> f64 {
 fn brute_force(b: &TrackBatch, e: usize, p: &Preset) -> Option<String> {
     let n = b.count[e] as usize;
     let hw = f64::from(p.track.half_width_m);
-    let xy = |v: [f32; 3]| [f64::from(v[0]), f64::from(v[1])];
+    let xy = |v: Vec3| [f64::from(v[0]), f64::from(v[1])];
     let c: Vec<P> = b.points(&b.center, e).iter().map(|&v| xy(v)).collect();
     let outer: Vec<P> = b.points(&b.outer, e).iter().map(|&v| xy(v)).collect();
     let inner: Vec<P> = b.points(&b.inner, e).iter().map(|&v| xy(v)).collect();
@@ -54,7 +55,7 @@ fn brute_force(b: &TrackBatch, e: usize, p: &Preset) -> Option<String> {
     }
     let base = e * b.n_max;
     for i in 0..b.n_max {
-        let finite = b.center[base + i].iter().all(|x| x.is_finite());
+        let finite = b.center[base + i].is_finite();
         if finite != (i < n) {
             return Some(format!("point {i}: finite = {finite} with count {n}"));
         }

@@ -194,7 +194,7 @@ pub fn bench_course(args: BenchCourseArgs) -> Result<()> {
             let g = course.geometry();
             let binding = Binding::new(g.spawn_position.clone())
                 .with_orientations(g.spawn_orientation.clone())
-                .with_half_extents(vec![footprint; n]);
+                .with_half_extents(vec![trackgen::geom::Vec2::from(footprint); n]);
             course.bind(binding)?;
             let agent = PurePursuit::for_course(&course);
             let row = |measure: &str, median: String, per_env: String| {
