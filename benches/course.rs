@@ -4,13 +4,21 @@
 //! same measurements as a table of medians.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use trackgen::course::{Binding, Course, CourseConfig, PurePursuit};
+use trackgen::course::{Binding, Course, CourseConfig, Mode, PurePursuit};
 use trackgen::exec::Launch;
 use trackgen::preset::Preset;
 
 fn course(envs: usize, launch: Launch) -> Course {
     let preset = Preset::load("track").expect("built-in preset");
-    let mut c = Course::track(&preset, envs, 0, CourseConfig::default(), launch).expect("course");
+    let mut c = Course::new(
+        Mode::Track,
+        &preset,
+        envs,
+        0,
+        CourseConfig::default(),
+        launch,
+    )
+    .expect("course");
     let g = c.geometry();
     let binding = Binding::new(g.spawn_position.clone())
         .with_orientations(g.spawn_orientation.clone())

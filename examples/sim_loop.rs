@@ -42,8 +42,8 @@ fn main() -> trackgen::Result<()> {
     };
     let started = Instant::now();
     let mut course = match mode {
-        Mode::Track => Course::track(&preset, envs, 7, config, Launch::new())?,
-        Mode::Gates => Course::gates(&preset, envs, 7, config, Launch::new())?,
+        Mode::Track => Course::new(Mode::Track, &preset, envs, 7, config, Launch::new())?,
+        Mode::Gates => Course::new(Mode::Gates, &preset, envs, 7, config, Launch::new())?,
     };
     println!(
         "{envs} {mode:?} courses of preset {preset_name} generated in {:.2} s",

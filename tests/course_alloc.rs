@@ -6,7 +6,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use trackgen::course::{Binding, Course, CourseConfig, PurePursuit};
+use trackgen::course::{Binding, Course, CourseConfig, Mode, PurePursuit};
 use trackgen::exec::Launch;
 use trackgen::preset::Preset;
 
@@ -35,7 +35,15 @@ fn step_does_not_allocate() {
     let envs = 4096;
     let preset = Preset::load("karting").unwrap();
     let launch = Launch::with_threads(2).unwrap();
-    let mut course = Course::track(&preset, envs, 1, CourseConfig::default(), launch).unwrap();
+    let mut course = Course::new(
+        Mode::Track,
+        &preset,
+        envs,
+        1,
+        CourseConfig::default(),
+        launch,
+    )
+    .unwrap();
     let g = course.geometry();
     let binding = Binding::new(g.spawn_position.clone())
         .with_orientations(g.spawn_orientation.clone())

@@ -10,10 +10,14 @@
 //!   disc obstacles and the spawn pose ([`CourseGeometry`]).
 //! - [`localize`]: nearest path point by a bounded local search around the previous segment,
 //!   with a documented full-scan fallback.
-//! - [`collision`]: exact signed distances (box footprint vs band and discs, sphere vs gate
-//!   frames and posts).
-//! - [`Course`]: the facade. `Course::track(..)` / `Course::gates(..)`, `bind`, `step`,
-//!   `reset(mask)`, `regenerate(mask, advance)`; [`StepOutputs`] documents every output.
+//! - collision (in the step kernel): exact signed distances from [`crate::geom::sdf`] — the
+//!   box footprint against the band and disc obstacles (track mode: the farthest corner from
+//!   the path is at `|n| + a·|h·ν| + b·|h⊥·ν|`, exact on straights, off by at most `a²/(2R)` on
+//!   a bend of radius `R`), the sphere against gate frames, posts and obstacles (gate mode).
+//! - [`Course`]: the facade. `Course::new(mode, ..)`, `bind`, `step`, `reset(mask)`,
+//!   `regenerate(mask, advance)`; [`CourseConfig`] and [`Binding`] (in `config`) are its
+//!   settings and inputs; [`StepOutputs`] documents every output; the step pass (`step_pass`)
+//!   is the lane function that `step()` runs.
 //! - [`PurePursuit`]: a scripted agent for tests, examples and benchmarks.
 //!
 //! Every per-env pass is a lane function run by [`Launch::lanes`](crate::exec::Launch::lanes);
@@ -23,7 +27,7 @@
 //! for env `e` is a pure function of `(preset, seed, e, generation[e], config)` and its inputs.
 
 mod agent;
-
+mod config;
 mod courses;
 mod gate_batch;
 pub mod gates;
@@ -32,12 +36,14 @@ pub mod localize;
 mod outputs;
 mod runtime;
 mod step;
+mod step_pass;
 
 pub use agent::PurePursuit;
+pub use config::{Binding, BindingParts, CourseConfig};
 pub use courses::Courses;
 pub use gate_batch::GateBatch;
 pub use gates::GatePipeline;
 pub use geometry::{Checkpoint, CourseGeometry, MIN_CHECKPOINTS};
 pub use outputs::StepOutputs;
-pub use runtime::{Binding, BindingParts, Course, CourseConfig, SimView};
+pub use runtime::{Course, SimView};
 pub use step::{crosses_forward, Mode, SKIP_WINDOW};

@@ -4,166 +4,20 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::config::{Binding, CourseConfig};
 use super::courses::Courses;
 use super::gate_batch::GateBatch;
 use super::geometry::{build_gates_lane, build_track_lane, BuildConsts, CourseGeometry, GeomRow};
-use super::outputs::{OutRows, StepOutputs};
-use super::step::{goals_at, step_env, AgentPose, EnvCourse, EnvState, Goals, Mode, StepConsts};
+use super::outputs::StepOutputs;
+use super::step::{goals_at, step_env, AgentPose, EnvState, Goals, Mode, StepConsts};
+use super::step_pass::{env_course, step_chunk, EnvRows, Inputs, CHUNK};
 use crate::exec::layout::par_chunks;
 use crate::exec::Launch;
-use crate::geom::{fails_ge, Quat, Vec2, Vec3};
+use crate::geom::{Quat, Vec2, Vec3};
 use crate::preset::Preset;
 use crate::rng::LaneRng;
 use crate::track::{generators, Stage, TrackBatch};
 use crate::{Error, Result};
-
-/// Envs per lane of the runtime passes (a lane runs its envs one after the other).
-const CHUNK: usize = 256;
-
-/// Sim-time settings of a [`Course`] (generation settings live in the [`Preset`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct CourseConfig {
-    /// Global index of env 0 (a shard of a bigger run starts past 0). Default 0.
-    pub env_base: u64,
-    /// Track mode: target arc length between checkpoints, metres (> 0). Default 25.
-    pub checkpoint_spacing_m: f32,
-    /// Track mode: the most checkpoints per course (≥ 4); more wanted are reported in
-    /// [`CourseGeometry::checkpoints_truncated`] and the spacing widens. Default 64.
-    pub max_checkpoints: u32,
-    /// Localization walks at most this many path segments each way from the previous one before
-    /// falling back to a full scan (≥ 1; see [`localize`](super::localize)). Default 3.
-    pub localize_window: u32,
-    /// Localization scans the whole path when the windowed nearest point is farther than this,
-    /// metres; `None` means the band half width. Default `None`.
-    pub relocalize_m: Option<f32>,
-    /// Footprint half extents used when none are bound: track `[half_length, half_width]` of
-    /// the box, gates `[radius, unused]` of the sphere; metres, ≥ 0. Default `[0, 0]` (a point).
-    pub footprint_half_extents_m: Vec2,
-    /// `wrong_way` is set when a step moves backward along the path by more than this, metres
-    /// (≥ 0). Default 0: any backward motion.
-    pub wrong_way_tolerance_m: f32,
-}
-
-impl Default for CourseConfig {
-    fn default() -> Self {
-        Self {
-            env_base: 0,
-            checkpoint_spacing_m: 25.0,
-            max_checkpoints: 64,
-            localize_window: 3,
-            relocalize_m: None,
-            footprint_half_extents_m: Vec2::ZERO,
-            wrong_way_tolerance_m: 0.0,
-        }
-    }
-}
-
-impl CourseConfig {
-    fn check(&self) -> Result<()> {
-        let bad = |field: &str, value: String, expected: &str| {
-            Err(Error::Invalid(format!(
-                "CourseConfig.{field} = {value}: expected {expected}"
-            )))
-        };
-        if !(self.checkpoint_spacing_m > 0.0 && self.checkpoint_spacing_m.is_finite()) {
-            return bad(
-                "checkpoint_spacing_m",
-                self.checkpoint_spacing_m.to_string(),
-                "a finite number > 0",
-            );
-        }
-        if self.max_checkpoints < 4 {
-            return bad(
-                "max_checkpoints",
-                self.max_checkpoints.to_string(),
-                "at least 4",
-            );
-        }
-        if self.localize_window < 1 {
-            return bad("localize_window", "0".into(), "at least 1");
-        }
-        if let Some(r) = self.relocalize_m {
-            if fails_ge(r, 0.0) {
-                return bad("relocalize_m", r.to_string(), "a number ≥ 0 (or None)");
-            }
-        }
-        let [a, b] = self.footprint_half_extents_m.to_array();
-        if !(a >= 0.0 && b >= 0.0 && a.is_finite() && b.is_finite()) {
-            return bad(
-                "footprint_half_extents_m",
-                format!("[{a}, {b}]"),
-                "two finite numbers ≥ 0",
-            );
-        }
-        if fails_ge(self.wrong_way_tolerance_m, 0.0) {
-            return bad(
-                "wrong_way_tolerance_m",
-                self.wrong_way_tolerance_m.to_string(),
-                "a number ≥ 0",
-            );
-        }
-        Ok(())
-    }
-}
-
-/// The buffers of a [`Binding`]: `(positions, orientations, half_extents)`.
-pub type BindingParts = (Vec<Vec3>, Option<Vec<Quat>>, Option<Vec<Vec2>>);
-
-/// The per-env input buffers a simulator writes in place between steps: positions, and
-/// optionally orientations and footprint half extents. Each holds one entry per env.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Binding {
-    positions: Vec<Vec3>,
-    orientations: Option<Vec<Quat>>,
-    half_extents: Option<Vec<Vec2>>,
-}
-
-impl Binding {
-    /// A binding of per-env positions `[x, y, z]`, metres.
-    pub fn new(positions: Vec<Vec3>) -> Self {
-        Self {
-            positions,
-            orientations: None,
-            half_extents: None,
-        }
-    }
-
-    /// Adds per-env orientations `[x, y, z, w]` (unit quaternions; local x is forward). In track
-    /// mode they orient the box footprint (its heading is local x projected on the ground);
-    /// without them the box is aligned with the path.
-    pub fn with_orientations(mut self, orientations: Vec<Quat>) -> Self {
-        self.orientations = Some(orientations);
-        self
-    }
-
-    /// Adds per-env footprint half extents: track `[half_length, half_width]` of the box, gates
-    /// `[radius, unused]` of the sphere; metres. Without them every env uses
-    /// [`CourseConfig::footprint_half_extents_m`].
-    pub fn with_half_extents(mut self, half_extents: Vec<Vec2>) -> Self {
-        self.half_extents = Some(half_extents);
-        self
-    }
-
-    /// The positions.
-    pub fn positions(&self) -> &[Vec3] {
-        &self.positions
-    }
-
-    /// The orientations, if bound.
-    pub fn orientations(&self) -> Option<&[Quat]> {
-        self.orientations.as_deref()
-    }
-
-    /// The half extents, if bound.
-    pub fn half_extents(&self) -> Option<&[Vec2]> {
-        self.half_extents.as_deref()
-    }
-
-    /// The buffers, given back: `(positions, orientations, half_extents)`.
-    pub fn into_parts(self) -> BindingParts {
-        (self.positions, self.orientations, self.half_extents)
-    }
-}
 
 /// A simulator's view of a bound [`Course`]: its writable inputs beside the read-only geometry
 /// and last outputs (what a controller reads to act), from [`Course::sim_view`].
@@ -181,7 +35,7 @@ pub struct SimView<'a> {
 
 /// A batch of courses and the sim-time signals to race them: the facade of this module.
 ///
-/// Life cycle: build with [`Course::track`] or [`Course::gates`] (every env generated at
+/// Life cycle: build with [`Course::new`] (every env generated at
 /// generation 0 and reset), [`bind`](Course::bind) the simulator's per-env buffers, then each
 /// sim step write positions ([`positions_mut`](Course::positions_mut)) and call
 /// [`step`](Course::step); [`reset`](Course::reset) respawns envs on their course,
@@ -222,9 +76,11 @@ impl std::fmt::Debug for Course {
 }
 
 impl Course {
-    /// A track course for `n_envs` envs of `preset` (any preset: a gate preset's guide track
-    /// races as a track), generated at generation 0 and reset.
-    pub fn track(
+    /// A course of `mode` for `n_envs` envs of `preset`, generated at generation 0 and reset:
+    /// [`Mode::Track`] races the preset's tracks (a gate preset's guide track too),
+    /// [`Mode::Gates`] its gate courses (the preset needs a `[gates]` section).
+    pub fn new(
+        mode: Mode,
         preset: &Preset,
         n_envs: usize,
         seed: u64,
@@ -232,37 +88,12 @@ impl Course {
         launch: Launch,
     ) -> Result<Self> {
         let stage = generators::from_preset(preset);
-        Self::new(Mode::Track, preset, stage, n_envs, seed, config, launch)
-    }
-
-    /// A gate course for `n_envs` envs of `preset`, which must have a `[gates]` section,
-    /// generated at generation 0 and reset.
-    pub fn gates(
-        preset: &Preset,
-        n_envs: usize,
-        seed: u64,
-        config: CourseConfig,
-        launch: Launch,
-    ) -> Result<Self> {
-        let stage = generators::from_preset(preset);
-        Self::new(Mode::Gates, preset, stage, n_envs, seed, config, launch)
+        Self::with_stage(mode, preset, stage, n_envs, seed, config, launch)
     }
 
     /// A course of `mode` whose tracks (or guide tracks) come from generator `stage` instead
     /// of the preset's: a plug-in generator, or an analytic shape for tests.
     pub fn with_stage(
-        mode: Mode,
-        preset: &Preset,
-        stage: Arc<dyn Stage>,
-        n_envs: usize,
-        seed: u64,
-        config: CourseConfig,
-        launch: Launch,
-    ) -> Result<Self> {
-        Self::new(mode, preset, stage, n_envs, seed, config, launch)
-    }
-
-    fn new(
         mode: Mode,
         preset: &Preset,
         stage: Arc<dyn Stage>,
@@ -703,95 +534,5 @@ impl Course {
                 );
             }
         }
-    }
-}
-
-/// The optional per-env inputs of a step.
-struct Inputs<'a> {
-    orientations: Option<&'a [Quat]>,
-    half_extents: Option<&'a [Vec2]>,
-    default_half: Vec2,
-}
-
-/// One lane's rows of the per-env inputs and state: envs `base .. base + positions.len()`.
-struct EnvRows<'a> {
-    base: usize,
-    positions: &'a [Vec3],
-    states: &'a mut [EnvState],
-    goals: &'a mut [Goals],
-}
-
-/// Steps the envs of one lane of [`Course::step`].
-#[inline(never)]
-fn step_chunk(
-    consts: &StepConsts,
-    geometry: &CourseGeometry,
-    inputs: &Inputs<'_>,
-    env: EnvRows<'_>,
-    mut out: OutRows<'_>,
-) {
-    let base = env.base;
-    // A first pass loads the path lines each env's step will read (independent loads, so the
-    // memory system serves many at once), the second does the work.
-    let mut warm = 0.0f32;
-    for (i, st) in env.states.iter().enumerate() {
-        warm += touch(geometry, base + i, st);
-    }
-    std::hint::black_box(warm);
-    let rows = env
-        .positions
-        .iter()
-        .zip(env.states.iter_mut())
-        .zip(env.goals.iter_mut());
-    for (i, ((&position, state), goals)) in rows.enumerate() {
-        let e = base + i;
-        let agent = AgentPose {
-            position,
-            orientation: inputs.orientations.map(|o| o[e]),
-            half_extents: inputs.half_extents.map_or(inputs.default_half, |h| h[e]),
-        };
-        let o = step_env(consts, &env_course(geometry, e), &agent, state, goals);
-        out.set(i, &o);
-    }
-}
-
-/// Reads one word of every cache line of the path env `e`'s next step will most likely read
-/// (around its segment) and returns their sum.
-#[inline]
-fn touch(g: &CourseGeometry, e: usize, state: &EnvState) -> f32 {
-    let n = g.path_count[e] as usize;
-    let k = state.segment as usize;
-    if k >= n {
-        return 0.0;
-    }
-    let pa = e * g.path_max;
-    // Points k − 1 ..= k + 3: the segment, its neighbours and their curvature triples, which
-    // is what a step that stays on its segment or moves to the next one reads.
-    let at = |d: usize| {
-        let i = k + n - 1 + d;
-        let i = if i >= n { i - n } else { i };
-        if i >= n {
-            i - n
-        } else {
-            i
-        }
-    };
-    g.path[pa + at(0)][0] + g.path[pa + at(4)][0]
-}
-
-/// Env `e`'s geometry as the step kernel reads it.
-#[inline]
-fn env_course(g: &CourseGeometry, e: usize) -> EnvCourse<'_> {
-    let (pa, ka, oa) = (
-        e * g.path_max,
-        e * g.checkpoint_max,
-        e * g.obstacle_max.max(1),
-    );
-    let n = g.path_count[e] as usize;
-    EnvCourse {
-        path: &g.path[pa..pa + n],
-        length: g.path_length[e],
-        checkpoints: &g.checkpoints[ka..ka + g.checkpoint_count[e] as usize],
-        obstacles: &g.obstacles[oa..oa + g.obstacle_count[e] as usize],
     }
 }

@@ -73,9 +73,10 @@ fn pair(mode: Mode) -> (Course, Course) {
             Mode::Track => {
                 let p =
                     Preset::parse("[track]\nn_max = 128\n[obstacles]\ncount = 4\n", "t").unwrap();
-                Course::track(&p, 300, 5, CourseConfig::default(), launch).unwrap()
+                Course::new(Mode::Track, &p, 300, 5, CourseConfig::default(), launch).unwrap()
             }
-            Mode::Gates => Course::gates(
+            Mode::Gates => Course::new(
+                Mode::Gates,
                 &Preset::load("gates").unwrap(),
                 300,
                 5,
@@ -224,7 +225,7 @@ fn wrong_lengths_and_misuse_are_errors_naming_both_lengths() {
 fn bad_config_and_preset_are_named() {
     let p = Preset::load("track").unwrap();
     let make = |config: CourseConfig| {
-        Course::track(&p, 2, 0, config, Launch::new())
+        Course::new(Mode::Track, &p, 2, 0, config, Launch::new())
             .unwrap_err()
             .to_string()
     };
@@ -248,11 +249,26 @@ fn bad_config_and_preset_are_named() {
         ..CourseConfig::default()
     });
     assert!(m.contains("localize_window"), "{m}");
-    let m = Course::gates(&p, 2, 0, CourseConfig::default(), Launch::new())
-        .unwrap_err()
-        .to_string();
+    let m = Course::new(
+        Mode::Gates,
+        &p,
+        2,
+        0,
+        CourseConfig::default(),
+        Launch::new(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(m.contains("[gates]") && m.contains("track"), "{m}");
-    assert!(Course::track(&p, 0, 0, CourseConfig::default(), Launch::new()).is_err());
+    assert!(Course::new(
+        Mode::Track,
+        &p,
+        0,
+        0,
+        CourseConfig::default(),
+        Launch::new()
+    )
+    .is_err());
 }
 
 #[test]
@@ -263,7 +279,7 @@ fn checkpoint_truncation_is_reported() {
         max_checkpoints: 16,
         ..CourseConfig::default()
     };
-    let c = Course::track(&p, 4, 0, config, Launch::new()).unwrap();
+    let c = Course::new(Mode::Track, &p, 4, 0, config, Launch::new()).unwrap();
     let g = c.geometry();
     for e in 0..4 {
         assert_eq!(g.checkpoints_truncated[e], 1);
@@ -273,7 +289,15 @@ fn checkpoint_truncation_is_reported() {
         close(legs, g.path_length[e], 1e-2);
     }
     let p = Preset::load("track").unwrap();
-    let c = Course::track(&p, 4, 0, CourseConfig::default(), Launch::new()).unwrap();
+    let c = Course::new(
+        Mode::Track,
+        &p,
+        4,
+        0,
+        CourseConfig::default(),
+        Launch::new(),
+    )
+    .unwrap();
     assert!(c.geometry().checkpoint_count.iter().all(|&k| k >= 4));
     assert!(c.geometry().checkpoints_truncated.iter().all(|&t| t == 0));
 }

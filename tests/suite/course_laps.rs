@@ -2,7 +2,7 @@
 //! shipped preset at 1024 envs — track presets as track courses, gate presets as gate courses —
 //! with zero wrong-way events, no skipped checkpoint, and monotone progress.
 
-use trackgen::course::{Binding, Course, CourseConfig, PurePursuit};
+use trackgen::course::{Binding, Course, CourseConfig, Mode, PurePursuit};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, BUILTIN};
 
@@ -13,9 +13,9 @@ fn three_laps(name: &str) {
     let launch = Launch::new();
     let config = CourseConfig::default();
     let mut course = if preset.gates.is_some() {
-        Course::gates(&preset, ENVS, 3, config, launch).unwrap()
+        Course::new(Mode::Gates, &preset, ENVS, 3, config, launch).unwrap()
     } else {
-        Course::track(&preset, ENVS, 3, config, launch).unwrap()
+        Course::new(Mode::Track, &preset, ENVS, 3, config, launch).unwrap()
     };
     let spawn = course.geometry().spawn_position.clone();
     course.bind(Binding::new(spawn)).unwrap();

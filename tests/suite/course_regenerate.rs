@@ -17,9 +17,10 @@ fn course(mode: Mode, n: usize, threads: usize) -> Course {
         Mode::Track => {
             let p =
                 Preset::parse("[track]\nn_max = 128\n[obstacles]\ncount = 3\n", "small").unwrap();
-            Course::track(&p, n, SEED, config, launch).unwrap()
+            Course::new(Mode::Track, &p, n, SEED, config, launch).unwrap()
         }
-        Mode::Gates => Course::gates(
+        Mode::Gates => Course::new(
+            Mode::Gates,
             &Preset::load("gates-indoor").unwrap(),
             n,
             SEED,

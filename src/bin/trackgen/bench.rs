@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use trackgen::course::{Binding, Course, CourseConfig, PurePursuit};
+use trackgen::course::{Binding, Course, CourseConfig, Mode, PurePursuit};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, DEFAULT};
 use trackgen::track::Pipeline;
@@ -187,9 +187,9 @@ pub fn bench_course(args: BenchCourseArgs) -> Result<()> {
         for &n in &args.envs {
             let config = CourseConfig::default();
             let mut course = if gates {
-                Course::gates(&preset, n, args.seed, config, launch.clone())?
+                Course::new(Mode::Gates, &preset, n, args.seed, config, launch.clone())?
             } else {
-                Course::track(&preset, n, args.seed, config, launch.clone())?
+                Course::new(Mode::Track, &preset, n, args.seed, config, launch.clone())?
             };
             let g = course.geometry();
             let binding = Binding::new(g.spawn_position.clone())
