@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::gate_batch::GateBatch;
-use super::gates::GatePipeline;
+use super::gate_pipeline::GatePipeline;
 use super::step::Mode;
 use crate::exec::layout::{Field, Layout};
 use crate::exec::Launch;
