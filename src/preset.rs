@@ -301,7 +301,7 @@ impl Preset {
         }
         let path = Path::new(name_or_path);
         if path.exists() {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            let text = std::fs::read_to_string(path).map_err(|e| Error::input(path, e))?;
             return Self::parse(&text, name_or_path);
         }
         let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();

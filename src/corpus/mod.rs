@@ -53,4 +53,4 @@ pub use manifest::{
     GATE_ARRAYS, KIND_GATES,
 };
 pub use read::{read_corpus, read_gate_corpus, Corpus};
-pub use write::{write_corpus, Progress, DEFAULT_CHUNK_ENVS, MANIFEST_FILE};
+pub use write::{corpus_bytes, write_corpus, Progress, DEFAULT_CHUNK_ENVS, MANIFEST_FILE};

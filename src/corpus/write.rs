@@ -12,6 +12,7 @@ use super::manifest::{
     KIND_GATES,
 };
 use super::npy::NpyWriter;
+use crate::atomic::TempPath;
 use crate::course::{GateBatch, GatePipeline};
 use crate::exec::Launch;
 use crate::preset::Preset;
@@ -23,6 +24,24 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 
 /// The default number of envs generated per pipeline batch.
 pub const DEFAULT_CHUNK_ENVS: usize = 4096;
+
+/// Bytes of the array files of a corpus of `n_envs` envs of `preset` (the small NPY headers and
+/// the manifest aside): what [`write_corpus`] will write, known before it starts. Saturates at
+/// `u64::MAX`.
+pub fn corpus_bytes(preset: &Preset, n_envs: u64) -> u64 {
+    let (arrays, n_max) = match &preset.gates {
+        Some(g) => (GATE_ARRAYS, u64::from(g.max_gates)),
+        None => (ARRAYS, u64::from(preset.track.n_max)),
+    };
+    arrays
+        .iter()
+        .map(|&(_, dtype, per_point)| {
+            array_shape(per_point, n_envs, n_max)
+                .iter()
+                .fold(dtype.size() as u64, |acc, &d| acc.saturating_mul(d))
+        })
+        .fold(0u64, u64::saturating_add)
+}
 
 /// How far [`write_corpus`] has come: passed to its progress callback after every chunk, and once
 /// more when the corpus is in place (then `done_envs == total_envs` and `write_s` includes the
@@ -86,40 +105,43 @@ pub fn write_corpus(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let tmp_path = parent.join(format!(
+    let tmp = TempPath::new(parent.join(format!(
         ".{}.tmp-{}",
         name.to_string_lossy(),
         std::process::id()
-    ));
-    fs::create_dir(&tmp_path).map_err(|e| {
+    )));
+    fs::create_dir(tmp.path()).map_err(|e| {
         Error::io(
             dir,
             std::io::Error::new(
                 e.kind(),
                 format!(
                     "cannot create the temporary directory {}: {e}",
-                    tmp_path.display()
+                    tmp.path().display()
                 ),
             ),
         )
     })?;
-    let tmp = TempDir {
-        path: tmp_path,
-        keep: false,
-    };
 
     let (manifest, mut report) = write_into(
-        &tmp.path, preset, seed, generation, env_range, chunk_envs, launch, progress,
+        tmp.path(),
+        preset,
+        seed,
+        generation,
+        env_range,
+        chunk_envs,
+        launch,
+        progress,
     )?;
 
     let started = Instant::now();
-    sync_dir(&tmp.path)?;
+    sync_dir(tmp.path())?;
     // Checked again because `rename` replaces an empty directory that appeared meanwhile.
     if dir.symlink_metadata().is_ok() {
         return Err(already_exists(dir));
     }
-    fs::rename(&tmp.path, dir).map_err(|e| Error::io(dir, e))?;
-    tmp.disarm();
+    fs::rename(tmp.path(), dir).map_err(|e| Error::io(dir, e))?;
+    tmp.keep();
     sync_dir(&parent)?;
     report.write_s += started.elapsed().as_secs_f64();
     progress(&report);
@@ -131,27 +153,6 @@ fn already_exists(dir: &Path) -> Error {
         "output {} already exists: refusing to overwrite it (remove it or choose another directory)",
         dir.display()
     ))
-}
-
-/// A directory removed on drop unless disarmed.
-struct TempDir {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl TempDir {
-    fn disarm(mut self) {
-        self.keep = true;
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !self.keep {
-            // Best effort: the error being reported matters more than a failed cleanup.
-            let _ = fs::remove_dir_all(&self.path);
-        }
-    }
 }
 
 fn sync_dir(dir: &Path) -> Result<()> {
