@@ -3,6 +3,7 @@
 //! binary: it installs a counting global allocator.)
 
 mod cli;
+mod cli_hardening;
 mod corpus;
 mod course_cli;
 mod course_contracts;
