@@ -23,6 +23,7 @@ mod scene_file;
 mod scene_presets;
 mod scene_raycast;
 mod scene_sdf;
+mod skip;
 mod stage_plugin;
 mod twin_math_rng;
 mod validity;
