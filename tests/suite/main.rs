@@ -18,6 +18,7 @@ mod golden;
 mod math_accuracy;
 mod nvrtc_kernels;
 mod presets;
+mod python_loader;
 mod scene_cli;
 mod scene_file;
 mod scene_presets;
