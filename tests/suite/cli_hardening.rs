@@ -541,3 +541,32 @@ fn rays_feed_raycast_from_scenes_corpora_and_poses() {
         }
     }
 }
+
+#[test]
+fn readme_quick_start_runs_twice() {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let block = readme
+        .split("## Quick start")
+        .nth(1)
+        .and_then(|s| s.split("```sh\n").nth(1))
+        .unwrap();
+    let line = block.lines().next().unwrap();
+    let commands: Vec<Vec<&str>> = line
+        .split("&&")
+        .map(|c| {
+            let c = c.trim().strip_prefix("cargo run --release -- ").unwrap();
+            c.split_whitespace().collect()
+        })
+        .collect();
+    assert_eq!(commands.len(), 2, "{line}");
+    let tmp = tempfile::tempdir().unwrap();
+    for run in 0..2 {
+        for args in &commands {
+            let o = trackgen(args, tmp.path());
+            assert!(o.status.success(), "run {run}: {args:?}: {}", stderr(&o));
+        }
+    }
+    assert!(tmp.path().join("corpus/manifest.json").is_file());
+    assert!(tmp.path().join("sheet.png").is_file());
+}

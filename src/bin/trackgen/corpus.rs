@@ -198,6 +198,12 @@ pub fn preview(args: PreviewArgs) -> Result<()> {
     check_output("--out", &args.out, &[&args.dir], args.force)?;
     let corpus = Corpus::open(&args.dir)?;
     let rows = (args.max as u64).min(corpus.manifest().n_envs());
+    let row_bytes = u128::from(bytes_written(corpus.manifest()))
+        / u128::from(corpus.manifest().n_envs().max(1));
+    check_memory(
+        &format!("--max {} ({rows} rows of {})", args.max, args.dir.display()),
+        Some(row_bytes * u128::from(rows)),
+    )?;
     let cell_arg = format!("--cell {} with {rows} cells", args.cell);
     check_memory(
         &cell_arg,
