@@ -168,8 +168,9 @@ fn interrupt_generate(d: &Path, signal: &str) -> (Option<i32>, String) {
     }
     // Let it write a few chunks.
     std::thread::sleep(Duration::from_millis(300));
-    let kill = Command::new("kill")
-        .args([signal, &child.id().to_string()])
+    // The shell's built-in `kill`: present wherever `sh` is.
+    let kill = Command::new("sh")
+        .args(["-c", &format!("kill {signal} {}", child.id())])
         .status()
         .unwrap();
     assert!(kill.success());
