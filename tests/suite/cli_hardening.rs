@@ -288,12 +288,30 @@ fn every_writer_refuses_an_existing_output_unless_forced_and_an_input_always() {
             &["rays", "--scene", "s.scene", "--out", "s.scene", "--force"],
             "s.scene",
         ),
+        // Two outputs of one command are one file: the second is refused before anything.
+        (
+            &[
+                "scene",
+                "--preset",
+                "rooms",
+                "--envs",
+                "1",
+                "--res",
+                "16",
+                "--out",
+                "n.scene",
+                "--primitives-json",
+                "./n.scene",
+            ],
+            "n.scene",
+        ),
     ];
     for (args, input) in into_inputs {
         assert_fails(&trackgen(args, d), 2, &["is the input", input]);
     }
     assert_eq!(fs::read(d.join("r.npy")).unwrap(), rays);
     assert_eq!(fs::read(d.join("s.scene")).unwrap(), scene);
+    assert!(!d.join("n.scene").exists());
     // --force replaces only a corpus directory.
     fs::create_dir(d.join("notes")).unwrap();
     fs::write(d.join("notes/a.txt"), "keep").unwrap();
