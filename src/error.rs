@@ -56,5 +56,22 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The error of reading the input file `path`: a missing file, a directory or text that is
+    /// not UTF-8 is an [`Error::Format`] (the input is not what was expected: a usage error),
+    /// any other failure an [`Error::Io`].
+    pub fn input(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        let path = path.into();
+        let message = match source.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            std::io::ErrorKind::InvalidData => format!("not UTF-8 text ({source})"),
+            std::io::ErrorKind::IsADirectory => "is a directory: expected a file".to_string(),
+            _ if path.is_dir() => "is a directory: expected a file".to_string(),
+            _ => return Error::Io { path, source },
+        };
+        Error::Format { path, message }
+    }
+}
+
 /// `Result` with the crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

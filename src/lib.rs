@@ -7,7 +7,10 @@
 //! [`track`] (the batched generation pipeline), [`course`] (gate courses and the sim-time
 //! runtime: checkpoints, progress, localization, collision), [`scene`] (per-env SDF scenes in a
 //! shared voxel-DAG pool, batched ray casts), [`corpus`] (the on-disk format) and [`render`] (PNG
-//! previews). A lower layer never imports a higher one.
+//! previews). A lower layer never imports a higher one. [`atomic`] (atomic writes, the registry of
+//! temporary outputs in progress) and [`os`] (free space, process existence, available memory)
+//! serve them all. The library parses no arguments, draws no progress and installs no signal
+//! handler: the `trackgen` binary does, over callbacks and registries the library offers.
 //!
 //! Every output for env `e` is a pure function of `(preset, seed, e, generation[e])`: it does not
 //! depend on the batch size, on the thread count, or on which other envs were regenerated.
@@ -39,6 +42,7 @@ pub mod error;
 pub mod exec;
 pub mod geom;
 pub mod math;
+pub mod os;
 pub mod preset;
 pub mod render;
 pub mod rng;

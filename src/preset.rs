@@ -551,7 +551,7 @@ pub(crate) fn preset_text(
     }
     let path = Path::new(name_or_path);
     if path.exists() {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::input(path, e))?;
         return Ok((text, name_or_path.to_string()));
     }
     let names: Vec<&str> = builtin.iter().map(|(n, _)| *n).collect();

@@ -52,4 +52,4 @@ pub use manifest::{
     arrays_for, stored, ArrayEntry, Manifest, Stats, FORMAT, FORMAT_VERSION, KIND_GATES,
 };
 pub use read::{read_corpus, read_gate_corpus, Corpus};
-pub use write::{write_corpus, Progress, DEFAULT_CHUNK_ENVS, MANIFEST_FILE};
+pub use write::{corpus_bytes, write_corpus, Progress, DEFAULT_CHUNK_ENVS, MANIFEST_FILE};

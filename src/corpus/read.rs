@@ -51,7 +51,7 @@ impl Corpus {
             ));
         }
         let text =
-            std::fs::read_to_string(&manifest_path).map_err(|e| Error::io(&manifest_path, e))?;
+            std::fs::read_to_string(&manifest_path).map_err(|e| Error::input(&manifest_path, e))?;
         let manifest = parse_manifest(&text, &manifest_path)?;
 
         let mut headers = BTreeMap::new();
@@ -107,7 +107,7 @@ impl Corpus {
                 .and_then(|d| d.checked_add(header.data_offset))
                 .ok_or_else(|| format_error(&path, "array size overflows".into()))?;
             let len = std::fs::metadata(&path)
-                .map_err(|e| Error::io(&path, e))?
+                .map_err(|e| Error::input(&path, e))?
                 .len();
             if len != expected_len {
                 return Err(format_error(
@@ -244,7 +244,7 @@ impl Corpus {
         let n_envs = self.manifest.n_envs().max(1);
         let row_bytes = header.data_bytes().unwrap_or(0) / n_envs;
         let path = self.array_path(name);
-        let mut file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let mut file = File::open(&path).map_err(|e| Error::input(&path, e))?;
         file.seek(SeekFrom::Start(header.data_offset + first_row * row_bytes))
             .and_then(|_| file.read_exact(dst))
             .map_err(|e| Error::io(&path, e))
@@ -257,7 +257,7 @@ impl Corpus {
                 continue;
             }
             let path = self.dir.join(&entry.file);
-            let mut file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+            let mut file = File::open(&path).map_err(|e| Error::input(&path, e))?;
             let mut hasher = Sha256::new();
             let mut buf = vec![0u8; 1 << 20];
             loop {
@@ -352,7 +352,7 @@ fn manifest_fields(manifest: &Manifest) -> &'static [Field] {
 
 /// Reads and parses the NPY header of `path`.
 fn read_header(path: &Path) -> Result<Header> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = File::open(path).map_err(|e| Error::input(path, e))?;
     // Headers written by numpy or trackgen are far below this; a longer one is not ours.
     let mut head = Vec::new();
     file.take(1 << 16)

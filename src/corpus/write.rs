@@ -7,8 +7,11 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::manifest::{stored, ArrayEntry, Manifest, Stats, FORMAT, FORMAT_VERSION, KIND_GATES};
+use super::manifest::{
+    arrays_for, stored, ArrayEntry, Manifest, Stats, FORMAT, FORMAT_VERSION, KIND_GATES,
+};
 use super::npy::NpyWriter;
+use crate::atomic::TempPath;
 use crate::course::Courses;
 use crate::exec::Launch;
 use crate::preset::Preset;
@@ -19,6 +22,26 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 
 /// The default number of envs generated per pipeline batch.
 pub const DEFAULT_CHUNK_ENVS: usize = 4096;
+
+/// Bytes of the array files of a corpus of `n_envs` envs of `preset` (the small NPY headers and
+/// the manifest aside): what [`write_corpus`] will write, known before it starts. Saturates at
+/// `u64::MAX`.
+pub fn corpus_bytes(preset: &Preset, n_envs: u64) -> u64 {
+    let (kind, n_max) = match &preset.gates {
+        Some(g) => (Some(KIND_GATES), u64::from(g.max_gates)),
+        None => (None, u64::from(preset.track.n_max)),
+    };
+    let fields = arrays_for(kind).expect("track and gate corpora have array tables");
+    stored(fields)
+        .map(|(field, array)| {
+            field
+                .npy_shape(n_envs, n_max)
+                .expect("stored fields have an array")
+                .iter()
+                .fold(array.dtype.size() as u64, |acc, &d| acc.saturating_mul(d))
+        })
+        .fold(0u64, u64::saturating_add)
+}
 
 /// How far [`write_corpus`] has come: passed to its progress callback after every chunk, and once
 /// more when the corpus is in place (then `done_envs == total_envs` and `write_s` includes the
@@ -83,40 +106,43 @@ pub fn write_corpus(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let tmp_path = parent.join(format!(
+    let tmp = TempPath::new(parent.join(format!(
         ".{}.tmp-{}",
         name.to_string_lossy(),
         std::process::id()
-    ));
-    fs::create_dir(&tmp_path).map_err(|e| {
+    )));
+    fs::create_dir(tmp.path()).map_err(|e| {
         Error::io(
             dir,
             std::io::Error::new(
                 e.kind(),
                 format!(
                     "cannot create the temporary directory {}: {e}",
-                    tmp_path.display()
+                    tmp.path().display()
                 ),
             ),
         )
     })?;
-    let tmp = TempDir {
-        path: tmp_path,
-        keep: false,
-    };
 
     let (manifest, mut report) = write_into(
-        &tmp.path, preset, seed, generation, env_range, chunk_envs, launch, progress,
+        tmp.path(),
+        preset,
+        seed,
+        generation,
+        env_range,
+        chunk_envs,
+        launch,
+        progress,
     )?;
 
     let started = Instant::now();
-    sync_dir(&tmp.path)?;
+    sync_dir(tmp.path())?;
     // Checked again because `rename` replaces an empty directory that appeared meanwhile.
     if dir.symlink_metadata().is_ok() {
         return Err(already_exists(dir));
     }
-    fs::rename(&tmp.path, dir).map_err(|e| Error::io(dir, e))?;
-    tmp.disarm();
+    fs::rename(tmp.path(), dir).map_err(|e| Error::io(dir, e))?;
+    tmp.keep();
     sync_dir(&parent)?;
     report.write_s += started.elapsed().as_secs_f64();
     progress(&report);
@@ -128,27 +154,6 @@ fn already_exists(dir: &Path) -> Error {
         "output {} already exists: refusing to overwrite it (remove it or choose another directory)",
         dir.display()
     ))
-}
-
-/// A directory removed on drop unless disarmed.
-struct TempDir {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl TempDir {
-    fn disarm(mut self) {
-        self.keep = true;
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !self.keep {
-            // Best effort: the error being reported matters more than a failed cleanup.
-            let _ = fs::remove_dir_all(&self.path);
-        }
-    }
 }
 
 fn sync_dir(dir: &Path) -> Result<()> {

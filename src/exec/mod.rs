@@ -42,8 +42,23 @@ impl Launch {
         Self { pool: None }
     }
 
-    /// A context with its own pool of `threads` threads (`0` means all cores).
+    /// The most worker threads a context may ask for: 4 × the cores, at most 1024. More only
+    /// slow the work down (and starting 100 000 threads takes minutes).
+    pub fn max_threads() -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        cores.saturating_mul(4).min(1024)
+    }
+
+    /// A context with its own pool of `threads` threads (`0` means all cores); more than
+    /// [`Launch::max_threads`] is an [`Error::Invalid`] naming the cap.
     pub fn with_threads(threads: usize) -> Result<Self> {
+        let cap = Self::max_threads();
+        if threads > cap {
+            return Err(Error::Invalid(format!(
+                "thread count {threads}: expected at most {cap} (4 × the {} cores, at most 1024)",
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            )));
+        }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()

@@ -62,6 +62,24 @@ pub fn contact_sheet(batch: &TrackBatch, max_tracks: usize, cell_px: u32) -> Rgb
     })
 }
 
+/// Bytes of memory that drawing a sheet of `shown` cells of `cell_px` pixels takes (the RGB sheet
+/// and one supersampled cell canvas), or `None` when a side of the sheet or the canvas overflows
+/// `u32`: for a caller to check a size before [`contact_sheet`] or [`gate_sheet`] allocates it.
+pub fn sheet_bytes(shown: usize, cell_px: u32) -> Option<u64> {
+    let cell = u64::from(cell_px.max(MIN_CELL_PX));
+    let cols = (1..=shown.max(1) as u64).find(|c| c * c >= shown as u64)?;
+    let rows = (shown as u64).div_ceil(cols).max(1);
+    let (w, h) = (cols.checked_mul(cell)?, rows.checked_mul(cell)?);
+    let canvas_side = cell.checked_mul(u64::from(SUPERSAMPLE))?;
+    if [w, h, canvas_side].iter().any(|&v| v > u64::from(u32::MAX)) {
+        return None;
+    }
+    let colour = std::mem::size_of::<Colour>() as u64;
+    w.checked_mul(h)?
+        .checked_mul(3)?
+        .checked_add(canvas_side.checked_mul(canvas_side)?.checked_mul(colour)?)
+}
+
 /// A near-square grid of `shown` cells of `cell_px` (raised to [`MIN_CELL_PX`]) pixels, row-major,
 /// cell `i` drawn by `draw(i, canvas)`, each cell framed; one empty cell when `shown` is 0.
 fn sheet(shown: usize, cell_px: u32, mut draw: impl FnMut(usize, &mut Canvas)) -> RgbImage {

@@ -274,7 +274,13 @@ impl SceneFile {
     /// The file must not be changed by anyone while it is mapped (as with every memory map);
     /// trackgen itself only ever replaces scene files by renaming a new one over them.
     pub fn open(path: &Path) -> Result<Self> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let file = File::open(path).map_err(|e| Error::input(path, e))?;
+        if file.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(Error::Format {
+                path: path.to_path_buf(),
+                message: "is a directory: expected a scene file".into(),
+            });
+        }
         // SAFETY: the map is read-only and private to this process; the documented contract is
         // that the file is not modified while mapped (writers rename a new file over it, which
         // leaves this mapping's inode untouched). Every byte read through it is validated first.

@@ -224,6 +224,24 @@ pub fn cast_rays(
     Ok(())
 }
 
+/// `dir` scaled to unit length, or `None` for a zero (or non-finite) vector. Finite directions of
+/// any magnitude work: one whose squared length would overflow or underflow `f32` (components
+/// near 1e30 or 1e-30) is first divided by its largest component.
+pub fn unit(dir: [f32; 3]) -> Option<[f32; 3]> {
+    let n2 = dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2];
+    let d = if n2.is_finite() && n2 >= 1e-30 {
+        dir
+    } else {
+        let m = dir[0].abs().max(dir[1].abs()).max(dir[2].abs());
+        if !(m > 0.0 && m.is_finite()) {
+            return None;
+        }
+        [dir[0] / m, dir[1] / m, dir[2] / m]
+    };
+    let norm = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+    Some([d[0] / norm, d[1] / norm, d[2] / norm])
+}
+
 /// Casts one ray against one env: `(distance, hit, steps)` with the module's contract.
 pub fn cast_one(
     view: &PoolView,
@@ -236,11 +254,9 @@ pub fn cast_one(
     if !(origin.iter().chain(dir.iter()).all(|v| v.is_finite())) {
         return miss;
     }
-    let norm = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt();
-    if !(norm > 0.0 && norm.is_finite()) {
+    let Some(d) = unit(dir) else {
         return miss;
-    }
-    let d = [dir[0] / norm, dir[1] / norm, dir[2] / norm];
+    };
     let h = env.voxel_size;
     let inv_h = 1.0 / h;
     let res = view.info.resolution;

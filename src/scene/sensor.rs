@@ -138,7 +138,7 @@ impl PinholeCamera {
 
     /// Rays per env (`width · height`).
     pub fn rays_per_env(&self) -> usize {
-        (self.width * self.height) as usize
+        self.width as usize * self.height as usize
     }
 
     /// Unit ray directions in the camera frame, row-major from the top-left pixel.
@@ -209,7 +209,7 @@ pub struct LidarRing {
 impl LidarRing {
     /// Rays per env (`channels · samples`).
     pub fn rays_per_env(&self) -> usize {
-        (self.channels * self.samples) as usize
+        self.channels as usize * self.samples as usize
     }
 
     /// Unit ray directions in the sensor frame, ring-major.

@@ -391,10 +391,11 @@ fn numpy_available() -> bool {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !ok {
-        if std::env::var("TRACKGEN_REQUIRE_NUMPY").as_deref() == Ok("1") {
-            panic!("TRACKGEN_REQUIRE_NUMPY=1 but `python3 -c \"import numpy\"` fails");
-        }
-        println!("SKIP: numpy not installed");
+        crate::skip::skip(
+            "corpus numpy interop",
+            "numpy not installed (`python3 -c \"import numpy\"` fails)",
+            "TRACKGEN_REQUIRE_NUMPY",
+        );
     }
     ok
 }

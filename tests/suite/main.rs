@@ -7,6 +7,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod cli;
+mod cli_hardening;
 mod corpus;
 mod course_cli;
 mod course_contracts;
@@ -22,11 +23,13 @@ mod layout;
 mod math_accuracy;
 mod nvrtc_kernels;
 mod presets;
+mod python_loader;
 mod scene_cli;
 mod scene_file;
 mod scene_presets;
 mod scene_raycast;
 mod scene_sdf;
+mod skip;
 mod stage_plugin;
 mod twin_math_rng;
 mod validity;

@@ -2,6 +2,7 @@
 
 use std::time::Instant;
 
+use trackgen::corpus::corpus_bytes;
 use trackgen::course::{Binding, Course, CourseConfig, Mode, PurePursuit};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, DEFAULT};
@@ -9,6 +10,7 @@ use trackgen::track::Pipeline;
 use trackgen::{Error, Result};
 
 use crate::args::parse_threads;
+use crate::limits::check_memory;
 use crate::output::emit;
 
 #[derive(clap::Args, Debug)]
@@ -95,6 +97,9 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         .iter()
         .map(|p| Preset::load(p))
         .collect::<Result<Vec<_>>>()?;
+    for preset in &presets {
+        check_envs_memory(preset, &args.envs, 4)?;
+    }
     emit(&format!(
         "{:<12} {:<11} {:>8} {:>7} {:>12} {:>10} {:>7}\n",
         "preset", "generator", "threads", "envs", "tracks/s", "µs/track", "yield"
@@ -138,6 +143,16 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// An error unless a batch of each of `envs` envs of `preset` fits the available memory, taking
+/// `factor` times the bytes of the envs' corpus rows (the pipeline's or runtime's buffers).
+fn check_envs_memory(preset: &Preset, envs: &[usize], factor: u128) -> Result<()> {
+    for &n in envs {
+        let bytes = u128::from(corpus_bytes(preset, n as u64)) * factor;
+        check_memory(&format!("--envs {n}"), Some(bytes))?;
+    }
+    Ok(())
+}
+
 /// The median of `values` (sorted in place).
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -168,6 +183,7 @@ pub fn bench_course(args: BenchCourseArgs) -> Result<()> {
         }
     };
     let preset = Preset::load(&args.preset)?;
+    check_envs_memory(&preset, &args.envs, 8)?;
     let gates = match args.mode.as_deref() {
         Some(m) => m == "gates",
         None => preset.gates.is_some(),

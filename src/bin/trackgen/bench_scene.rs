@@ -26,6 +26,7 @@ use trackgen::scene::{
 };
 use trackgen::{Error, Result};
 
+use crate::limits::check_memory;
 use crate::output::emit;
 
 /// `trackgen bench-scene`: the scene benchmark table.
@@ -67,6 +68,12 @@ pub fn bench_scene(args: BenchSceneArgs) -> Result<()> {
             "--res {bad}: expected powers of two in [8, 512]"
         )));
     }
+    // The ray rows hold a camera per env: origin, direction, distance, hit, steps per ray.
+    let rays = u128::from(args.camera) * u128::from(args.camera) * u128::from(args.envs);
+    check_memory(
+        &format!("--camera {} with --envs {}", args.camera, args.envs),
+        Some(rays * 33),
+    )?;
     emit(&table(&args)?)
 }
 

@@ -2,17 +2,19 @@
 //! contact sheet of its first envs).
 
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use trackgen::corpus::{write_corpus, Corpus, DEFAULT_CHUNK_ENVS};
+use trackgen::atomic::TempPath;
+use trackgen::corpus::{corpus_bytes, write_corpus, Corpus, DEFAULT_CHUNK_ENVS, MANIFEST_FILE};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, DEFAULT};
-use trackgen::render::{contact_sheet, gate_sheet, write_png};
+use trackgen::render::{contact_sheet, gate_sheet, sheet_bytes, write_png};
 use trackgen::{Error, Result};
 
 use crate::args::parse_range;
-use crate::output::{emit, grouped, threads_label};
+use crate::limits::{check_memory, check_space, parent_dir};
+use crate::output::{check_output, emit, grouped, threads_label};
 use crate::progress::Progress;
 
 #[derive(clap::Args, Debug)]
@@ -38,18 +40,28 @@ pub struct GenerateArgs {
     /// Envs generated per batch (memory is one batch).
     #[arg(long, default_value_t = DEFAULT_CHUNK_ENVS, value_name = "N")]
     pub chunk_envs: usize,
-    /// Output directory; must not exist.
+    /// Output directory; must not exist unless --force.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// Replace an existing corpus at --out (only a trackgen corpus directory is replaced; the old
+    /// one stays in place until the new one is complete).
+    #[arg(long)]
+    pub force: bool,
+    /// Skip the check that the output's file system has room for the corpus.
+    #[arg(long)]
+    pub no_space_check: bool,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct PreviewArgs {
     /// Corpus directory.
     pub dir: PathBuf,
-    /// Output PNG file.
+    /// Output PNG file; must not exist unless --force, never inside the corpus.
     #[arg(long, value_name = "PNG")]
     pub out: PathBuf,
+    /// Replace an existing output file.
+    #[arg(long)]
+    pub force: bool,
     /// Tracks to draw (the corpus's first rows).
     #[arg(long, default_value_t = 64, value_name = "N")]
     pub max: usize,
@@ -79,14 +91,53 @@ pub fn generate(args: GenerateArgs) -> Result<()> {
     if args.chunk_envs == 0 {
         return Err(Error::Invalid("--chunk-envs 0: expected at least 1".into()));
     }
+    let preset_path = Path::new(&args.preset);
+    let inputs: Vec<&Path> = if preset_path.exists() {
+        vec![preset_path]
+    } else {
+        Vec::new()
+    };
+    check_output("--out", &args.out, &inputs, args.force)?;
+    let replaced = args.out.symlink_metadata().is_ok();
+    if replaced && !args.out.join(MANIFEST_FILE).is_file() {
+        return Err(Error::Invalid(format!(
+            "--force: {} is not a trackgen corpus directory (no {MANIFEST_FILE}): refusing to \
+             replace it",
+            args.out.display()
+        )));
+    }
     let preset = Preset::load(&args.preset)?;
+    let n_envs = range.end - range.start;
+    let chunk = n_envs.min(args.chunk_envs as u64);
+    // The pipeline's scratch for one chunk: a few times the chunk's rows.
+    let chunk_bytes = u128::from(corpus_bytes(&preset, chunk)) * 4;
+    check_memory(&format!("--chunk-envs {chunk}"), Some(chunk_bytes))?;
+    if !args.no_space_check {
+        check_space(
+            &format!("generate of {n_envs} envs"),
+            &args.out,
+            u128::from(corpus_bytes(&preset, n_envs)),
+            "--no-space-check",
+        )?;
+    }
     let launch = Launch::for_threads(args.threads)?;
     let threads = launch.threads();
+    // With --force the new corpus is written next to the old one, which is replaced only once
+    // the new one is complete.
+    let name = args
+        .out
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let sibling = |what: &str| {
+        TempPath::new(parent_dir(&args.out).join(format!(".{name}.{what}-{}", std::process::id())))
+    };
+    let new = replaced.then(|| sibling("new"));
+    let target = new.as_ref().map_or(args.out.as_path(), |t| t.path());
     let started = Instant::now();
     let mut bar = Progress::new(range.end - range.start, "envs");
     let mut last = trackgen::corpus::Progress::default();
     let written = write_corpus(
-        &args.out,
+        target,
         &preset,
         args.seed,
         args.generation,
@@ -100,6 +151,18 @@ pub fn generate(args: GenerateArgs) -> Result<()> {
     );
     bar.finish();
     let manifest = written?;
+    if let Some(new) = new {
+        let old = sibling("old");
+        std::fs::rename(&args.out, old.path()).map_err(|e| Error::io(&args.out, e))?;
+        if let Err(e) = std::fs::rename(new.path(), &args.out) {
+            // Best effort: the rename error is what the user needs to see.
+            if std::fs::rename(old.path(), &args.out).is_ok() {
+                old.keep();
+            }
+            return Err(Error::io(&args.out, e));
+        }
+        new.keep();
+    }
     let seconds = started.elapsed().as_secs_f64();
     let n = manifest.n_envs();
     let (items, what) = if manifest.kind.is_some() {
@@ -132,8 +195,20 @@ pub fn preview(args: PreviewArgs) -> Result<()> {
     if args.max == 0 {
         return Err(Error::Invalid("--max 0: expected at least 1 track".into()));
     }
+    check_output("--out", &args.out, &[&args.dir], args.force)?;
     let corpus = Corpus::open(&args.dir)?;
     let rows = (args.max as u64).min(corpus.manifest().n_envs());
+    let row_bytes = u128::from(bytes_written(corpus.manifest()))
+        / u128::from(corpus.manifest().n_envs().max(1));
+    check_memory(
+        &format!("--max {} ({rows} rows of {})", args.max, args.dir.display()),
+        Some(row_bytes * u128::from(rows)),
+    )?;
+    let cell_arg = format!("--cell {} with {rows} cells", args.cell);
+    check_memory(
+        &cell_arg,
+        sheet_bytes(rows as usize, args.cell).map(u128::from),
+    )?;
     let (sheet, what) = if corpus.is_gates() {
         let batch = corpus.read_gate_rows(0..rows)?;
         (gate_sheet(&batch, args.max, args.cell), "gate courses")

@@ -20,9 +20,11 @@ mod args;
 mod bench;
 mod bench_scene;
 mod corpus;
+mod limits;
 mod output;
 mod presets;
 mod progress;
+mod rays;
 mod scene;
 
 /// Deterministic batched race-track generation for parallel RL environments.
@@ -48,6 +50,9 @@ enum Command {
     Presets(presets::PresetsArgs),
     /// Generate per-env SDF scenes of a scene preset (rooms, forest, gates) into one scene file.
     Scene(scene::SceneArgs),
+    /// Write a .npy of sensor rays [E, K, 6] (a pinhole camera or a lidar ring at each env's
+    /// spawn in a scene file, its start in a corpus, or one given pose) for `raycast`.
+    Rays(rays::RaysArgs),
     /// Cast a .npy of rays [E, K, 6] against a scene file; write distances [E, K].
     Raycast(scene::RaycastArgs),
     /// Draw one env of a scene file: a depth image and a top-down SDF slice (PNG).
@@ -64,6 +69,40 @@ fn exit_code(error: &Error) -> u8 {
     }
 }
 
+/// On SIGINT or SIGTERM (Ctrl-C, `kill`, a batch system's time limit), removes the temporary
+/// files and directories in progress, says so on stderr and exits with 128 + the signal. The
+/// signals are received by a thread of ours (`signal-hook`), so the cleanup runs as normal code.
+#[cfg(unix)]
+fn remove_temps_on_signals() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let removed = trackgen::atomic::remove_in_progress();
+            let name = if signal == SIGINT {
+                "SIGINT"
+            } else {
+                "SIGTERM"
+            };
+            let listed: Vec<String> = removed.iter().map(|p| p.display().to_string()).collect();
+            eprintln!(
+                "error: interrupted by {name}; removed {} temporary output(s){}{}",
+                removed.len(),
+                if listed.is_empty() { "" } else { ": " },
+                listed.join(", ")
+            );
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+/// Signals are not handled on this platform: a killed run may leave temporary outputs, which
+/// the next run over the same output removes.
+#[cfg(not(unix))]
+fn remove_temps_on_signals() {}
+
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         let message = info
@@ -79,6 +118,7 @@ fn main() -> ExitCode {
         eprintln!("error: internal error (a trackgen bug, please report it): {message}{at}");
     }));
     let cli = Cli::parse();
+    remove_temps_on_signals();
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Generate(a) => corpus::generate(a),
         Command::Preview(a) => corpus::preview(a),
@@ -86,6 +126,7 @@ fn main() -> ExitCode {
         Command::BenchCourse(a) => bench::bench_course(a),
         Command::Presets(a) => presets::presets(a),
         Command::Scene(a) => scene::scene(a),
+        Command::Rays(a) => rays::rays(a),
         Command::Raycast(a) => scene::raycast(a),
         Command::PreviewScene(a) => scene::preview_scene(a),
         Command::BenchScene(a) => bench_scene::bench_scene(a),

@@ -1,6 +1,7 @@
 //! What the commands print: results on stdout (a closed pipe ends output quietly).
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use trackgen::{Error, Result};
 
@@ -32,4 +33,48 @@ pub fn threads_label(n: usize) -> String {
     } else {
         format!("{n} threads")
     }
+}
+
+/// `path` with every link and `..` resolved: the path itself if it exists, else its resolved
+/// directory joined with its file name (`None` when neither can be resolved).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    path.canonicalize().ok().or_else(|| {
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        Some(parent.canonicalize().ok()?.join(path.file_name()?))
+    })
+}
+
+/// The one output policy of every writer: `out` (given as `flag`) is never one of `inputs` (nor
+/// inside an input directory), and an existing `out` is an error unless `force`. Temporary
+/// siblings that a killed run left next to `out` are removed (and named on stderr).
+pub fn check_output(flag: &str, out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
+    if let Some(out_real) = resolved(out) {
+        for input in inputs {
+            if resolved(input).is_some_and(|input_real| out_real.starts_with(input_real)) {
+                return Err(Error::Invalid(format!(
+                    "{flag} {}: is the input {}: refusing to write over an input (choose \
+                     another output)",
+                    out.display(),
+                    input.display()
+                )));
+            }
+        }
+    }
+    if out.symlink_metadata().is_ok() && !force {
+        return Err(Error::Invalid(format!(
+            "output {} already exists: refusing to overwrite it (give --force to replace it, \
+             or choose another output)",
+            out.display()
+        )));
+    }
+    for stale in trackgen::atomic::remove_stale_temps(out)? {
+        eprintln!(
+            "removed {}: a temporary output left by a run that no longer exists",
+            stale.display()
+        );
+    }
+    Ok(())
 }

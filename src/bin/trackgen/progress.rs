@@ -69,7 +69,7 @@ impl Progress {
                 ));
             }
             None => {
-                if self.last_line.elapsed() >= self.every || done >= self.total {
+                if self.last_line.elapsed() >= self.every {
                     self.last_line = Instant::now();
                     // Best effort: progress must never fail the command.
                     let _ = writeln!(

@@ -7,18 +7,20 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use trackgen::atomic::write_atomic;
+use trackgen::atomic::{temp_sibling, write_atomic, TempPath};
 use trackgen::corpus::npy::{parse_header, Dtype, NpyWriter};
 use trackgen::exec::Launch;
 use trackgen::scene::generate::FLOOR_MARGIN_M;
 use trackgen::scene::raycast::DEFAULT_MAX_STEPS;
 use trackgen::scene::{
-    build_preset, cast_rays, export_json, generate_envs, preview, write_scene_file, CastOptions,
-    RayEnvs, RayOutputs, SceneFile, ScenePreset, HIT,
+    build_preset, build_preset_with_progress, cast_rays, export_json, generate_envs, preview,
+    write_scene_file, CastOptions, RayEnvs, RayOutputs, SceneFile, ScenePreset, HIT,
 };
 use trackgen::{Error, Result};
 
-use crate::output::emit;
+use crate::limits::{check_memory, check_space, human, try_vec};
+use crate::output::{check_output, emit, threads_label};
+use crate::progress::Progress;
 
 /// `trackgen scene`: generate envs 0..N of a scene preset into one scene file.
 #[derive(clap::Args, Debug, Clone)]
@@ -41,12 +43,18 @@ pub struct SceneArgs {
     /// Worker threads (0 = all cores; default: RAYON_NUM_THREADS or all cores).
     #[arg(long, value_name = "T")]
     pub threads: Option<usize>,
-    /// Output scene file (replaced atomically if it exists).
+    /// Output scene file; must not exist unless --force.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
     /// Also write every env's primitive list (the analytic ground truth) as JSON.
     #[arg(long, value_name = "FILE")]
     pub primitives_json: Option<PathBuf>,
+    /// Replace existing output files.
+    #[arg(long)]
+    pub force: bool,
+    /// Skip the memory and free-space checks of the estimated output size.
+    #[arg(long)]
+    pub no_space_check: bool,
 }
 
 /// `trackgen raycast`: cast a `.npy` of rays against a scene file.
@@ -57,9 +65,13 @@ pub struct RaycastArgs {
     /// Rays: float32 `.npy` of shape [E, K, 6] (origin xyz, direction xyz); env = first index.
     #[arg(long, value_name = "RAYS.npy")]
     pub rays: PathBuf,
-    /// Output: float32 `.npy` of shape [E, K], distance along each ray in metres.
+    /// Output: float32 `.npy` of shape [E, K], distance along each ray in metres; must not exist
+    /// unless --force, and never one of the inputs.
     #[arg(long, value_name = "DEPTH.npy")]
     pub out: PathBuf,
+    /// Replace an existing output file.
+    #[arg(long)]
+    pub force: bool,
     /// Longest distance searched, metres.
     #[arg(long, default_value_t = 100.0, value_name = "M")]
     pub max_distance: f32,
@@ -79,9 +91,12 @@ pub struct PreviewSceneArgs {
     /// The env to draw.
     #[arg(long, default_value_t = 0, value_name = "E")]
     pub env: usize,
-    /// Output PNG file.
+    /// Output PNG file; must not exist unless --force, and never the scene file.
     #[arg(long, value_name = "PNG")]
     pub out: PathBuf,
+    /// Replace an existing output file.
+    #[arg(long)]
+    pub force: bool,
     /// Height of the top-down slice, metres (default: 0.6 m above the floor of the built-in
     /// presets, i.e. the domain bottom + 1.1 m).
     #[arg(long, value_name = "M", allow_negative_numbers = true)]
@@ -110,17 +125,39 @@ pub fn scene(args: SceneArgs) -> Result<()> {
             u32::MAX
         )));
     }
+    let preset_path = Path::new(&args.preset);
+    let inputs: Vec<&Path> = if preset_path.exists() {
+        vec![preset_path]
+    } else {
+        Vec::new()
+    };
+    check_output("--out", &args.out, &inputs, args.force)?;
+    if let Some(json) = &args.primitives_json {
+        check_output(
+            "--primitives-json",
+            json,
+            &[&inputs[..], &[&args.out]].concat(),
+            args.force,
+        )?;
+    }
     let preset = ScenePreset::load(&args.preset)?;
     let launch = Launch::for_threads(args.threads)?;
     let started = Instant::now();
-    let pool = build_preset(
+    if !args.no_space_check {
+        check_scene_size(&args, &preset, &launch)?;
+    }
+    let mut bar = Progress::new(args.envs, "envs");
+    let built = build_preset_with_progress(
         &preset,
         args.seed,
         args.generation,
         args.envs,
         args.res,
         &launch,
-    )?;
+        &mut |done, _| bar.update(done),
+    );
+    bar.finish();
+    let pool = built?;
     let view = pool.view();
     let bytes = write_scene_file(&args.out, &view)?;
     if let Some(json) = &args.primitives_json {
@@ -154,9 +191,59 @@ pub fn scene(args: SceneArgs) -> Result<()> {
     ))
 }
 
+/// Envs of a sample whose pool size estimates a large scene file's.
+const SIZE_SAMPLE_ENVS: u64 = 16;
+
+/// For more envs than this, `scene` estimates the file size from a sample before building.
+const SIZE_CHECK_ENVS: u64 = 4096;
+
+/// An error unless the estimated pool (held in memory, then written) of `args.envs` envs fits the
+/// available memory and the output's free space: the bytes per env of a pool of the first
+/// [`SIZE_SAMPLE_ENVS`] envs (an overestimate: a larger pool shares more) times the envs.
+fn check_scene_size(args: &SceneArgs, preset: &ScenePreset, launch: &Launch) -> Result<()> {
+    if args.envs <= SIZE_CHECK_ENVS {
+        return Ok(());
+    }
+    let sample = build_preset(
+        preset,
+        args.seed,
+        args.generation,
+        SIZE_SAMPLE_ENVS,
+        args.res,
+        launch,
+    )?;
+    let per_env = sample.view().bytes() as u128 / u128::from(SIZE_SAMPLE_ENVS);
+    let bytes = per_env * u128::from(args.envs);
+    let arg = format!("--envs {} (about {} per env)", args.envs, human(per_env));
+    match check_memory(&arg, Some(bytes)) {
+        Err(Error::Invalid(m)) => Err(Error::Invalid(format!(
+            "{m} (give --no-space-check to try anyway)"
+        ))),
+        other => other,
+    }?;
+    check_space(
+        &format!("scene {arg}"),
+        &args.out,
+        bytes,
+        "--no-space-check",
+    )
+}
+
+/// Writes `values` as a float32 `.npy` of `shape` at `path`, atomically (a temporary sibling,
+/// removed on any error or signal, renamed into place).
+pub fn write_npy_f32(path: &Path, shape: &[u64], values: &[f32]) -> Result<()> {
+    let tmp = TempPath::new(temp_sibling(path)?);
+    let mut w = NpyWriter::create(tmp.path(), Dtype::F4, shape)?;
+    w.append_f32(values)?;
+    w.finish()?;
+    std::fs::rename(tmp.path(), path).map_err(|err| Error::io(path, err))?;
+    tmp.keep();
+    Ok(())
+}
+
 /// Reads a float32 `[E, K, 6]` rays `.npy`: `(E, K, values)`.
 fn read_rays(path: &Path) -> Result<(usize, usize, Vec<f32>)> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = std::fs::read(path).map_err(|e| Error::input(path, e))?;
     let header = parse_header(&bytes, path)?;
     let bad = |message: String| Error::Format {
         path: path.to_path_buf(),
@@ -194,6 +281,7 @@ fn read_rays(path: &Path) -> Result<(usize, usize, Vec<f32>)> {
 
 /// Runs `trackgen raycast`.
 pub fn raycast(args: RaycastArgs) -> Result<()> {
+    check_output("--out", &args.out, &[&args.file, &args.rays], args.force)?;
     let file = SceneFile::open(&args.file)?;
     let view = file.view();
     let (e, k, values) = read_rays(&args.rays)?;
@@ -213,7 +301,12 @@ pub fn raycast(args: RaycastArgs) -> Result<()> {
     let n = e * k;
     let origins: Vec<[f32; 3]> = values.chunks_exact(6).map(|r| [r[0], r[1], r[2]]).collect();
     let dirs: Vec<[f32; 3]> = values.chunks_exact(6).map(|r| [r[3], r[4], r[5]]).collect();
-    let (mut dist, mut hit, mut steps) = (vec![0.0f32; n], vec![0u8; n], vec![0u32; n]);
+    let what = format!("{} ({e} x {k} rays)", args.rays.display());
+    let (mut dist, mut hit, mut steps) = (
+        try_vec(n, 0.0f32, &what)?,
+        try_vec(n, 0u8, &what)?,
+        try_vec(n, 0u32, &what)?,
+    );
     let launch = Launch::for_threads(args.threads)?;
     let started = Instant::now();
     if n > 0 {
@@ -232,45 +325,31 @@ pub fn raycast(args: RaycastArgs) -> Result<()> {
         )?;
     }
     let secs = started.elapsed().as_secs_f64();
-    let tmp = args.out.with_file_name(format!(
-        ".{}.tmp-{}",
-        args.out
-            .file_name()
-            .ok_or_else(|| Error::Invalid(format!(
-                "--out {}: expected a file name",
-                args.out.display()
-            )))?
-            .to_string_lossy(),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&tmp);
-    let result = (|| {
-        let mut w = NpyWriter::create(&tmp, Dtype::F4, &[e as u64, k as u64])?;
-        w.append_f32(&dist)?;
-        w.finish()?;
-        std::fs::rename(&tmp, &args.out).map_err(|err| Error::io(&args.out, err))
-    })();
-    if result.is_err() {
-        // Best effort: the write error is what the user needs to see.
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result?;
+    write_npy_f32(&args.out, &[e as u64, k as u64], &dist)?;
     let hits = hit.iter().filter(|&&h| h == HIT).count();
     emit(&format!(
         "cast {n} rays ({e} envs x {k}) against {} into {}: {hits} hits ({:.1}%), {:.1} mean \
-         steps, {:.3} s, {:.2} Mrays/s on {} threads\n",
+         steps, {:.3} s, {:.2} Mrays/s on {}\n",
         args.file.display(),
         args.out.display(),
         100.0 * hits as f64 / n.max(1) as f64,
         steps.iter().map(|&s| f64::from(s)).sum::<f64>() / n.max(1) as f64,
         secs,
         n as f64 / secs.max(1e-9) / 1e6,
-        launch.threads()
+        threads_label(launch.threads())
     ))
 }
 
 /// Runs `trackgen preview-scene`.
 pub fn preview_scene(args: PreviewSceneArgs) -> Result<()> {
+    check_output("--out", &args.out, &[&args.file], args.force)?;
+    // The depth image (4/3 as wide) and its rays (origin, direction, distance, hit, steps), the
+    // slice and the RGB picture.
+    let side = u128::from(args.size);
+    check_memory(
+        &format!("--size {}", args.size),
+        Some((side * side * 4 / 3) * 40 + side * side * 8 + (side * 4 / 3 + 4 + side) * side * 3),
+    )?;
     let file = SceneFile::open(&args.file)?;
     let view = file.view();
     let entry = view.envs().get(args.env).ok_or_else(|| {

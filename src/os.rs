@@ -1,0 +1,83 @@
+//! The few operating-system facts the crate asks for, behind safe functions: free space on a
+//! file system (`statvfs`), whether a process exists (`kill(pid, 0)`), and the memory available
+//! to a new allocation (`/proc/meminfo`). Every `unsafe` block of these calls is here, with the
+//! reason it holds. On platforms without them the answers are `None` (unknown), and callers skip
+//! the checks they feed.
+
+use std::path::Path;
+
+/// Bytes available to an unprivileged user on the file system holding `path` (which must
+/// exist), or `None` when it cannot be told.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+pub fn free_bytes(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `c_path` is a NUL-terminated string that outlives the call, and `stat` points to
+    // writable memory of the size `statvfs` fills; it is read only after a zero return, which
+    // means it was filled.
+    let stat = unsafe {
+        if libc::statvfs(c_path.as_ptr(), stat.as_mut_ptr()) != 0 {
+            return None;
+        }
+        stat.assume_init()
+    };
+    #[allow(clippy::unnecessary_cast)] // The field types differ between platforms.
+    Some((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
+}
+
+/// See the Unix version: unknown here.
+#[cfg(not(unix))]
+pub fn free_bytes(_path: &Path) -> Option<u64> {
+    None
+}
+
+/// Whether a process with id `pid` exists (`None`: cannot be told).
+#[cfg(unix)]
+#[allow(unsafe_code)]
+pub fn process_exists(pid: u32) -> Option<bool> {
+    let pid = libc::pid_t::try_from(pid).ok().filter(|&p| p > 0)?;
+    // SAFETY: signal 0 sends nothing; `kill` only checks that `pid` names a process (and that we
+    // may signal it). It reads no memory of ours.
+    let status = unsafe { libc::kill(pid, 0) };
+    if status == 0 {
+        return Some(true);
+    }
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(libc::ESRCH) => Some(false),
+        // EPERM: it exists but belongs to someone else.
+        Some(libc::EPERM) => Some(true),
+        _ => None,
+    }
+}
+
+/// See the Unix version: unknown here.
+#[cfg(not(unix))]
+pub fn process_exists(_pid: u32) -> Option<bool> {
+    None
+}
+
+/// Bytes of memory available to new allocations without swapping (`MemAvailable` of
+/// `/proc/meminfo`), or `None` when it cannot be told.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_for_this_machine() {
+        assert_eq!(process_exists(std::process::id()), Some(true));
+        assert!(free_bytes(Path::new(".")).is_some_and(|b| b > 0));
+        assert_eq!(free_bytes(Path::new("/no/such/dir")), None);
+        if cfg!(target_os = "linux") {
+            assert!(available_memory().is_some_and(|b| b > 0));
+        }
+    }
+}
