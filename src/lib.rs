@@ -3,7 +3,9 @@
 //! trackgen: deterministic batched generation of race tracks for parallel RL environments.
 //!
 //! Layers, lowest first: [`rng`] and [`math`] (deterministic primitives with CUDA twins under
-//! `kernels/common`), [`exec`] (the launch context: lanes, `skip_unless`, `bounded_loop`),
+//! `kernels/common`), [`geom`] (glam `Vec2`/`Vec3`/`Quat`, frames `[x, y, z, w]` with `+x`
+//! forward, `+y` left, `+z` up, splines, the primitives' signed distances), [`exec`] (the launch
+//! context: lanes, `skip_unless`, `bounded_loop`; batch layouts declared once),
 //! [`track`] (the batched generation pipeline), [`course`] (gate courses and the sim-time
 //! runtime: checkpoints, progress, localization, collision), [`scene`] (per-env SDF scenes in a
 //! shared voxel-DAG pool, batched ray casts), [`corpus`] (the on-disk format) and [`render`] (PNG

@@ -3,7 +3,7 @@
 use crate::geom::{fails_ge, Quat, Vec2, Vec3};
 use crate::{Error, Result};
 
-/// Sim-time settings of a [`Course`] (generation settings live in the [`Preset`]).
+/// Sim-time settings of a [`Course`](super::Course) (generation settings live in the [`Preset`](crate::preset::Preset)).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CourseConfig {
     /// Global index of env 0 (a shard of a bigger run starts past 0). Default 0.
@@ -11,7 +11,7 @@ pub struct CourseConfig {
     /// Track mode: target arc length between checkpoints, metres (> 0). Default 25.
     pub checkpoint_spacing_m: f32,
     /// Track mode: the most checkpoints per course (≥ 4); more wanted are reported in
-    /// [`CourseGeometry::checkpoints_truncated`] and the spacing widens. Default 64.
+    /// [`CourseGeometry::checkpoints_truncated`](super::CourseGeometry::checkpoints_truncated) and the spacing widens. Default 64.
     pub max_checkpoints: u32,
     /// Localization walks at most this many path segments each way from the previous one before
     /// falling back to a full scan (≥ 1; see [`localize`](super::localize)). Default 3.

@@ -4,12 +4,12 @@
 //! pipeline (plan-view generator → resample → relax → validity → z-profile → inflate) draws a
 //! closed *guide* track; the gate stages then run over env lanes, like the track stages:
 //!
-//! 1. **place** (random stream [`stream::GATES`] at the attempt): the gate
+//! 1. **place** (random stream [`stream::GATES`](crate::rng::stream::GATES) at the attempt): the gate
 //!    count `G` uniform in `min_gates..=max_gates`; gate `i` at arc length
 //!    `(i + spacing_jitter·(u − ½))·L/G` of the guide (gate 0 exactly at the start, `s = 0`),
 //!    offset laterally by `±lateral_jitter_m` along the guide's normal and raised to the guide's
 //!    height + `altitude_m ± altitude_jitter_m`; inner width and height uniform in their ranges;
-//! 2. **relax** (a bounded loop of windows of Jacobi sweeps, [`Launch::bounded_loop`]): sphere
+//! 2. **relax** (a bounded loop of windows of Jacobi sweeps, [`Launch::bounded_loop`](crate::exec::Launch::bounded_loop)): sphere
 //!    self-collision — every pair of gates closer than `(1 + margin)·max(min_spacing_m, r_i + r_j)`
 //!    (`r` = the frame's bounding-sphere radius) is pushed apart in plan view, each by half the
 //!    overlap; legs steeper than `0.95·max_grade` are levelled; gates whose turn is sharper than
@@ -17,7 +17,7 @@
 //! 3. **validity** ([`is_valid`]) — otherwise the env retries on the next attempt stream, and
 //!    after `max_attempts` it gets the deterministic fallback ring ([`fallback_ring`],
 //!    `valid = 0`);
-//! 4. **frames**: roll-free orientations ([`roll_free_quat`]).
+//! 4. **frames**: roll-free orientations ([`roll_free`](crate::geom::roll_free)).
 //!
 //! A gate's frame, in its local axes (x forward through the opening, y left, z up), is the
 //! rectangle ring between the opening `|y| ≤ w/2, |z| ≤ h/2` and the outer rectangle

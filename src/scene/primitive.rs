@@ -13,7 +13,7 @@
 //!
 //! # JSON schema (`trackgen-scene-primitives`, version 2)
 //!
-//! [`export_json`] writes one object:
+//! [`export_json`](super::json::export_json) writes one object:
 //!
 //! ```text
 //! { "format": "trackgen-scene-primitives", "version": 2,
