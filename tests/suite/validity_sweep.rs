@@ -1,8 +1,11 @@
-//! The validity sweep: many envs of every shipped preset against the f64 oracles — each track
-//! flagged valid must pass `track_oracle::brute_force`, each gate course (valid or fallback)
-//! `course_gates::brute_force` — and the yield before fallback measured per preset.
+//! The validity sweep: many envs of every shipped preset against the f64 oracles — every track,
+//! valid or fallback, must pass `track_oracle::brute_force` (simple, disjoint, nested borders,
+//! simple centerline, turns, turning number, thickness, and the inflation contract: unit
+//! tangents, normals, borders at half width, NaN padding), a fallback must carry `max_attempts`,
+//! and every gate course must pass `course_gates::brute_force` — and the yield before fallback
+//! is measured per preset.
 //!
-//! `validity_sweep_small` runs in every `cargo test` (1024 envs a preset, seed 101).
+//! `validity_sweep_small` runs in every `cargo test` (4096 envs a preset, seed 2024, yield ≥ 0.99).
 //! `validity_sweep_full` is ignored: run it by hand in release,
 //! `TRACKGEN_SWEEP_ENVS=100000 cargo test --release --test suite validity_sweep_full -- --ignored --nocapture`
 //! (`TRACKGEN_SWEEP_ENVS` defaults to 100 000; `TRACKGEN_SWEEP_SEED` to 101, the seed of the
@@ -153,7 +156,7 @@ fn env_or(key: &str, default: u64) -> u64 {
 
 #[test]
 fn validity_sweep_small() {
-    sweep(1024, 101, 0.99);
+    sweep(4096, 2024, 0.99);
 }
 
 #[test]
