@@ -288,4 +288,77 @@ mod tests {
         assert_eq!(exempt_gap(0.0, 5.0, 100), 0);
         assert_eq!(exempt_gap(f32::NAN, 5.0, 100), 0);
     }
+
+    /// The grid bound of `simple_polylines` (cells of 1.01 × the longest segment see every
+    /// meeting pair): its verdict equals the all-pairs test with the same predicate, on random
+    /// loops that cross themselves and each other often, at large and small coordinates.
+    #[test]
+    fn simple_polylines_matches_all_pairs() {
+        let mut x = 0x2545_f491_u32;
+        let mut unit = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as f32 / u32::MAX as f32
+        };
+        let (mut simple, mut crossing) = (0, 0);
+        for case in 0..3000 {
+            let parts = 1 + case % 2;
+            let n = 8 + (case / 2) % 40;
+            let offset = if case % 3 == 0 { 3000.0 } else { 0.0 };
+            let wobble = 0.3 * (case % 7) as f32 * unit();
+            let mut pts: Vec<P2> = (0..parts * n)
+                .map(|k| {
+                    let t = (k % n) as f32 / n as f32 * crate::math::TAU;
+                    let r = 20.0 + 4.0 * (k / n) as f32 + 20.0 * wobble * (unit() - 0.5);
+                    let (s, c) = crate::math::sin_cos(t);
+                    [offset + r * c, offset + r * s]
+                })
+                .collect();
+            if case % 7 == 0 {
+                // One long spike: its two segments are the only ones that can cross, often
+                // near one end, where midpoints are farthest apart.
+                let k = (unit() * (parts * n) as f32) as usize % (parts * n);
+                pts[k] = [
+                    offset + 70.0 * (unit() - 0.5),
+                    offset + 70.0 * (unit() - 0.5),
+                ];
+            }
+            let m = parts * n;
+            let (mut arclen, mut border, mut mids) =
+                (vec![0.0; m], vec![[0.0; 2]; m], vec![[0.0; 2]; m]);
+            let (mut heads, mut next, mut cells) = (
+                vec![0; super::super::grid::buckets_for(m)],
+                vec![0; m],
+                vec![0; m],
+            );
+            let mut s = ValidityScratch {
+                arclen: &mut arclen,
+                border: &mut border,
+                mids: &mut mids,
+                heads: &mut heads,
+                next: &mut next,
+                cells: &mut cells,
+            };
+            let got = simple_polylines(&pts, parts, &mut s);
+            let end = |k: usize| (k / n) * n + (k % n + 1) % n;
+            let want = (0..m).all(|k| {
+                (k + 1..m).all(|j| {
+                    end(k) == j
+                        || end(j) == k
+                        || !segments_intersect(pts[k], pts[end(k)], pts[j], pts[end(j)])
+                })
+            });
+            assert_eq!(got, want, "case {case}: {pts:?}");
+            if want {
+                simple += 1;
+            } else {
+                crossing += 1;
+            }
+        }
+        assert!(
+            simple > 300 && crossing > 300,
+            "{simple} simple, {crossing} crossing"
+        );
+    }
 }
