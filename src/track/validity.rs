@@ -15,14 +15,14 @@
 //!
 //! Each test visits only the pairs a written bound cannot exclude (the bound sits beside the
 //! shortcut and a unit test pins it): thickness skips pairs at index gap ≤ [`exempt_gap`] and
-//! chunk pairs whose boxes are farther apart than the reach (`chunks`); the crossing tests take
-//! every segment pair at small index gap and, beyond it, the segments around every pair of
-//! centre points within `2·hw + longest segment` ([`Lane::thin_or_crossing`]). The crossing
-//! tests are never skipped as a whole.
+//! chunk pairs whose boxes are farther apart than the separation (`chunks`); the crossing tests
+//! skip segment pairs whose midpoints lie in non-adjacent grid cells ([`simple_polylines`]).
+//! The border tests are never skipped as a whole.
 
 use super::chunks::for_close_pairs;
 use super::generators::P2;
 use super::geometry::{curvature_exceeds, dist, dist2, segments_intersect, signed_area2};
+use super::grid::Grid;
 use crate::math::{atan2, TAU};
 
 /// Relative slack of the thickness and turn-radius checks.
@@ -121,6 +121,28 @@ pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> 
     if (turning.abs() - TAU).abs() >= 0.05 || turning.is_nan() {
         return false;
     }
+    // 5. thickness over pairs more than π·hw apart along the curve. A pair whose cyclic index gap
+    // is at most `min_gap` is at most `min_gap · longest_centre ≤ π·hw` apart along the curve,
+    // so it is exempt by definition and `for_close_pairs` need not visit it. Only pairs closer
+    // than `min_sep` can fail; `reach = 2·hw` exceeds it by 2·SLACK·hw, far above the rounding
+    // of the chunk boxes (see `chunks`).
+    let min_sep = 2.0 * (1.0 - SLACK) * hw;
+    let min_sep2 = min_sep * min_sep;
+    let neighbour_arc = crate::math::PI * hw;
+    let min_gap = exempt_gap(neighbour_arc, longest_centre, n);
+    let thick = for_close_pairs(pts, s.mids, 2.0 * hw, min_gap, |i, j| {
+        let gap = arclen[j] - arclen[i];
+        let arc = gap.min(total - gap);
+        !(arc > neighbour_arc && dist2(pts[i], pts[j]) < min_sep2)
+    });
+    if !thick {
+        return false;
+    }
+    // 6. the centerline is simple, and 7. so are both borders and they do not meet: every
+    // segment pair is tested through a grid, with no shortcut (see `simple_polylines`).
+    if !simple_polylines(pts, 1, s) {
+        return false;
+    }
     // Borders: outer = centre − σ·hw·left, inner = centre + σ·hw·left.
     let sigma = orientation(pts);
     let border = &mut s.border[..2 * n];
@@ -130,97 +152,10 @@ pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> 
         border[i] = [p[0] - sigma * hw * nl[0], p[1] - sigma * hw * nl[1]];
         border[n + i] = [p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]];
     }
-    // 5. thickness, 6. simple centerline, 7. simple, disjoint borders.
-    let min_sep = 2.0 * (1.0 - SLACK) * hw;
-    let lane = Lane {
-        pts,
-        border,
-        arclen,
-        total,
-        longest: longest_centre,
-        hw,
-    };
-    !lane.thin_or_crossing(min_sep * min_sep, s.mids)
-}
-
-/// A centerline with its borders and arc lengths, as the pair tests see it.
-pub struct Lane<'a> {
-    /// Centerline points (`n`).
-    pub pts: &'a [P2],
-    /// Outer then inner border points (`2·n`).
-    pub border: &'a [P2],
-    /// Arc length at each point (`n`).
-    pub arclen: &'a [f32],
-    /// Closed length.
-    pub total: f32,
-    /// Longest centerline segment.
-    pub longest: f32,
-    /// Half width.
-    pub hw: f32,
-}
-
-impl Lane<'_> {
-    /// Whether the track is thin — two points more than π·hw apart along the curve are closer
-    /// than `sqrt(min_sep2)` — or any two segments meet: centre with centre, each border with
-    /// itself or with the other, pairs of one polyline that share a point left out. `boxes` is
-    /// scratch for [`for_close_pairs`].
-    ///
-    /// Thickness: a pair whose cyclic index gap is at most `min_gap = exempt_gap(π·hw)` is at
-    /// most `min_gap · longest ≤ π·hw` apart along the curve, so it is exempt by definition and
-    /// is not visited.
-    ///
-    /// Crossings, split by the cyclic index gap `g` of the two segments:
-    /// - `g ≤ min_gap + 1`: every such pair is tested (`local_crossing`);
-    /// - `g > min_gap + 1`: a border point lies hw from the centre point it offsets, and a point
-    ///   of a border segment within hw of the matching point of its centre segment (the offset
-    ///   is a convex combination of unit normals). So two meeting segments have points of their
-    ///   centre segments within 2·hw, hence endpoints `i`, `j` within `2·hw + longest`, at index
-    ///   gap ≥ g − 1 > `min_gap`. The pass visits every pair at gap > `min_gap` within
-    ///   `near_m = 1.01·(2·hw + longest)` (the 1 % absorbs the rounding of the offsets and of
-    ///   the chunk boxes) and tests the segments on both sides of both points.
-    pub fn thin_or_crossing(&self, min_sep2: f32, boxes: &mut [P2]) -> bool {
-        let (pts, n) = (self.pts, self.pts.len());
-        let neighbour_arc = crate::math::PI * self.hw;
-        let min_gap = exempt_gap(neighbour_arc, self.longest, n);
-        let near_m = 1.01 * (2.0 * self.hw + self.longest);
-        let near2 = near_m * near_m;
-        let ok = for_close_pairs(pts, boxes, near_m, min_gap, |i, j| {
-            let d2 = dist2(pts[i], pts[j]);
-            let gap = self.arclen[j] - self.arclen[i];
-            let arc = gap.min(self.total - gap);
-            if arc > neighbour_arc && d2 < min_sep2 {
-                return false;
-            }
-            if d2 < near2 {
-                let (pi, pj) = ((i + n - 1) % n, (j + n - 1) % n);
-                return !(self.meet(pi, pj)
-                    || self.meet(pi, j)
-                    || self.meet(i, pj)
-                    || self.meet(i, j));
-            }
-            true
-        });
-        !ok || self.local_crossing(min_gap + 1)
-    }
-
-    /// Whether any segment `p` meets any segment `q` (centre with centre, each border with
-    /// itself and with the other), leaving out pairs of one polyline that share a point.
-    #[inline]
-    fn meet(&self, p: usize, q: usize) -> bool {
-        let n = self.pts.len();
-        let (p1, q1) = ((p + 1) % n, (q + 1) % n);
-        let (c, o, i) = (self.pts, &self.border[..n], &self.border[n..]);
-        let hit = |a: &[P2], b: &[P2]| segments_intersect(a[p], a[p1], b[q], b[q1]);
-        let apart = p != q && p1 != q && q1 != p;
-        (apart && (hit(c, c) || hit(o, o) || hit(i, i))) || hit(o, i) || hit(i, o)
-    }
-
-    /// Whether any two segments whose cyclic index gap is at most `window` meet.
-    fn local_crossing(&self, window: usize) -> bool {
-        let n = self.pts.len();
-        let window = window.min(n / 2);
-        (0..n).any(|p| (0..=window).any(|k| self.meet(p, (p + k) % n)))
-    }
+    let border = std::mem::take(&mut s.border);
+    let simple = simple_polylines(&border[..2 * n], 2, s);
+    s.border = border;
+    simple
 }
 
 /// Whether the turn at `p` from `a` to `b` (`dot = (p − a)·(b − p)`) is one a circle of radius
@@ -256,6 +191,45 @@ pub fn exempt_gap(arc: f32, longest: f32, n: usize) -> usize {
         g -= 1;
     }
     g
+}
+
+/// Whether `parts` closed polylines of `n = pts.len() / parts` points each (polyline `q` is
+/// `pts[q·n .. (q + 1)·n]`, segment `k` joins point `k` to its successor on the same polyline)
+/// are simple and disjoint: no two segments intersect, except consecutive ones of one polyline
+/// at their shared point. False for non-finite points.
+///
+/// Every segment pair is tested unless a bound proves it cannot meet: segments are keyed by
+/// their midpoints in a grid of cell side `cell = 1.01 · longest` (`longest` the longest
+/// segment). Two segments that meet at a point `x` have midpoints within `|ab|/2 + |cd|/2 ≤
+/// longest` of each other (each midpoint is within half its length of `x`), so their cells
+/// differ by at most 1 on each axis and `Grid::for_pairs` visits them. The 1 % margin absorbs
+/// the rounding of the midpoints and of `coordinate / cell`: it only matters once coordinates
+/// exceed about 10⁴ cells, and a track's extent is at most `n_max ≤ 4096` segments.
+pub fn simple_polylines(pts: &[P2], parts: usize, s: &mut ValidityScratch<'_>) -> bool {
+    let n = pts.len() / parts;
+    let seg_end = |k: usize| {
+        let q = k / n;
+        q * n + (k % n + 1) % n
+    };
+    let mut longest = 0.0f32;
+    for k in 0..pts.len() {
+        longest = longest.max(dist(pts[k], pts[seg_end(k)]));
+    }
+    if !(longest > 0.0 && longest.is_finite()) {
+        return false;
+    }
+    let mids = &mut s.mids[..pts.len()];
+    for (k, m) in mids.iter_mut().enumerate() {
+        let (a, b) = (pts[k], pts[seg_end(k)]);
+        *m = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])];
+    }
+    let grid = Grid::build(s.heads, s.next, s.cells, mids, 1.01 * longest);
+    grid.for_pairs(|k, m| {
+        if seg_end(k) == m || seg_end(m) == k {
+            return true;
+        }
+        !segments_intersect(pts[k], pts[seg_end(k)], pts[m], pts[seg_end(m)])
+    })
 }
 
 #[cfg(test)]
@@ -315,13 +289,11 @@ mod tests {
         assert_eq!(exempt_gap(f32::NAN, 5.0, 100), 0);
     }
 
-    /// The bounds of `Lane::thin_or_crossing` (every pair at index gap ≤ `min_gap + 1` tested,
-    /// farther pairs through centre points within `1.01·(2·hw + longest)`): with thickness off,
-    /// its verdict equals the all-pairs test with the same predicate, on random wobbly loops, at
-    /// small and large coordinates and half widths, on loops with a waist about as wide as the
-    /// track (borders meet only across it) and on loops with one long spike.
+    /// The grid bound of `simple_polylines` (cells of 1.01 × the longest segment see every
+    /// meeting pair): its verdict equals the all-pairs test with the same predicate, on random
+    /// loops that cross themselves and each other often, at large and small coordinates.
     #[test]
-    fn crossings_match_all_pairs() {
+    fn simple_polylines_matches_all_pairs() {
         let mut x = 0x2545_f491_u32;
         let mut unit = || {
             x ^= x << 13;
@@ -329,89 +301,64 @@ mod tests {
             x ^= x << 5;
             x as f32 / u32::MAX as f32
         };
-        let (mut clear, mut crossing) = (0, 0);
-        for case in 0..4000 {
-            let n = 8 + (case / 2) % 60;
+        let (mut simple, mut crossing) = (0, 0);
+        for case in 0..3000 {
+            let parts = 1 + case % 2;
+            let n = 8 + (case / 2) % 40;
             let offset = if case % 3 == 0 { 3000.0 } else { 0.0 };
-            let wobble = 0.1 * (case % 5) as f32 * unit();
-            let hw = 0.5 + 6.0 * unit();
-            let waist = 0.6 + 0.8 * unit();
-            let mut pts: Vec<P2> = (0..n)
+            let wobble = 0.3 * (case % 7) as f32 * unit();
+            let mut pts: Vec<P2> = (0..parts * n)
                 .map(|k| {
-                    let t = k as f32 / n as f32 * crate::math::TAU;
-                    let mut r = 30.0 * (1.0 + wobble * (unit() - 0.5));
-                    if case % 4 == 1 {
-                        // A waist of half width `w` near the half width: only borders across
-                        // it can meet, at centre points about 2·w apart.
-                        let c8 = crate::math::cos(2.0 * t).powi(8);
-                        r = 30.0 - (30.0 - waist * hw) * c8;
-                    }
+                    let t = (k % n) as f32 / n as f32 * crate::math::TAU;
+                    let r = 20.0 + 4.0 * (k / n) as f32 + 20.0 * wobble * (unit() - 0.5);
                     let (s, c) = crate::math::sin_cos(t);
                     [offset + r * c, offset + r * s]
                 })
                 .collect();
-            if case % 4 == 0 {
-                let k = (unit() * n as f32) as usize % n;
+            if case % 7 == 0 {
+                // One long spike: its two segments are the only ones that can cross, often
+                // near one end, where midpoints are farthest apart.
+                let k = (unit() * (parts * n) as f32) as usize % (parts * n);
                 pts[k] = [
-                    offset + 80.0 * (unit() - 0.5),
-                    offset + 80.0 * (unit() - 0.5),
+                    offset + 70.0 * (unit() - 0.5),
+                    offset + 70.0 * (unit() - 0.5),
                 ];
             }
-            let sigma = orientation(&pts);
-            let mut border = vec![[0.0; 2]; 2 * n];
-            let (mut arclen, mut total, mut longest) = (vec![0.0; n], 0.0f32, 0.0f32);
-            for i in 0..n {
-                let nl = left_normal(&pts, i);
-                border[i] = [
-                    pts[i][0] - sigma * hw * nl[0],
-                    pts[i][1] - sigma * hw * nl[1],
-                ];
-                border[n + i] = [
-                    pts[i][0] + sigma * hw * nl[0],
-                    pts[i][1] + sigma * hw * nl[1],
-                ];
-                arclen[i] = total;
-                let l = dist(pts[i], pts[(i + 1) % n]);
-                total += l;
-                longest = longest.max(l);
-            }
-            let lane = Lane {
-                pts: &pts,
-                border: &border,
-                arclen: &arclen,
-                total,
-                longest,
-                hw,
+            let m = parts * n;
+            let (mut arclen, mut border, mut mids) =
+                (vec![0.0; m], vec![[0.0; 2]; m], vec![[0.0; 2]; m]);
+            let (mut heads, mut next, mut cells) = (
+                vec![0; super::super::grid::buckets_for(m)],
+                vec![0; m],
+                vec![0; m],
+            );
+            let mut s = ValidityScratch {
+                arclen: &mut arclen,
+                border: &mut border,
+                mids: &mut mids,
+                heads: &mut heads,
+                next: &mut next,
+                cells: &mut cells,
             };
-            let mut boxes = vec![[0.0; 2]; super::super::chunks::boxes_len(n)];
-            let got = lane.thin_or_crossing(0.0, &mut boxes);
-            let polys = [&pts[..], &border[..n], &border[n..]];
-            let end = |k: usize| (k + 1) % n;
-            // Centre with centre, each border with itself and with the other.
-            let want = [(0, 0), (1, 1), (2, 2), (1, 2)].iter().any(|&(a, b)| {
-                (0..n).any(|p| {
-                    (0..n).any(|q| {
-                        let shares = p == q || end(p) == q || end(q) == p;
-                        !(a == b && shares)
-                            && segments_intersect(
-                                polys[a][p],
-                                polys[a][end(p)],
-                                polys[b][q],
-                                polys[b][end(q)],
-                            )
-                    })
+            let got = simple_polylines(&pts, parts, &mut s);
+            let end = |k: usize| (k / n) * n + (k % n + 1) % n;
+            let want = (0..m).all(|k| {
+                (k + 1..m).all(|j| {
+                    end(k) == j
+                        || end(j) == k
+                        || !segments_intersect(pts[k], pts[end(k)], pts[j], pts[end(j)])
                 })
             });
-            assert_eq!(got, want, "case {case}: hw {hw}, {pts:?}");
+            assert_eq!(got, want, "case {case}: {pts:?}");
             if want {
-                crossing += 1;
+                simple += 1;
             } else {
-                clear += 1;
+                crossing += 1;
             }
         }
         assert!(
-            clear > 400 && crossing > 400,
-            "{clear} clear, {crossing} crossing"
+            simple > 300 && crossing > 300,
+            "{simple} simple, {crossing} crossing"
         );
     }
 }
