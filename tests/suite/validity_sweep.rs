@@ -95,12 +95,7 @@ fn sweep_gates(name: &str, envs: usize, seed: u64) -> Row {
 /// table, and asserts no oracle failure and a yield ≥ `min_yield` on each.
 fn sweep(envs: usize, seed: u64, min_yield: f64) {
     let mut rows = Vec::new();
-    for (name, _) in BUILTIN {
-        rows.push(sweep_tracks(name, envs, seed));
-        if Preset::load(name).unwrap().gates.is_some() {
-            rows.push(sweep_gates(name, envs, seed));
-        }
-        let r = rows.last().unwrap();
+    let progress = |r: &Row| {
         eprintln!(
             "sweep {} {}: {} envs, {} valid, yield {:.5}, {} oracle failures, {:.1} s",
             r.name,
@@ -111,6 +106,14 @@ fn sweep(envs: usize, seed: u64, min_yield: f64) {
             r.failures.len(),
             r.seconds
         );
+    };
+    for (name, _) in BUILTIN {
+        rows.push(sweep_tracks(name, envs, seed));
+        progress(rows.last().unwrap());
+        if Preset::load(name).unwrap().gates.is_some() {
+            rows.push(sweep_gates(name, envs, seed));
+            progress(rows.last().unwrap());
+        }
     }
     println!("| preset | kind | envs | flagged valid | yield | oracle failures | seconds |");
     println!("|---|---|---|---|---|---|---|");
