@@ -139,7 +139,7 @@ pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> 
         return false;
     }
     // 6. the centerline is simple, and 7. so are both borders and they do not meet: every
-    // segment pair is tested through a grid, with no shortcut (see `simple_polylines`).
+    // segment pair the grid's bound cannot exclude is tested (see `simple_polylines`).
     if !simple_polylines(pts, 1, s) {
         return false;
     }
