@@ -92,6 +92,29 @@ mod tests {
         }
     }
 
+    /// The chunk-range bound (`first`, `last`): with every pair in reach, exactly the pairs of
+    /// cyclic gap > `min_gap` are visited, for every small `n` and gap, so the skipped chunk
+    /// pairs never hold a pair that needs a test.
+    #[test]
+    fn chunk_range_skips_only_neighbour_pairs() {
+        for n in 1usize..=70 {
+            let pts: Vec<P2> = (0..n).map(|i| [i as f32, 0.0]).collect();
+            let mut boxes = vec![[0.0; 2]; boxes_len(n)];
+            for min_gap in 0..=n / 2 + 1 {
+                let mut seen = std::collections::BTreeSet::new();
+                for_close_pairs(&pts, &mut boxes, f32::INFINITY, min_gap, |i, j| {
+                    assert!(seen.insert((i, j)), "n {n}, gap {min_gap}: {i},{j} twice");
+                    true
+                });
+                let want: std::collections::BTreeSet<_> = (0..n)
+                    .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+                    .filter(|&(i, j)| (j - i).min(n - (j - i)) > min_gap)
+                    .collect();
+                assert_eq!(seen, want, "n {n}, gap {min_gap}");
+            }
+        }
+    }
+
     fn check(n: usize, min_gap: usize) {
         let pts: Vec<P2> = (0..n)
             .map(|i| {

@@ -62,7 +62,17 @@ fn orient(a: P2, b: P2, c: P2) -> f32 {
 }
 
 /// Whether the closed segments `ab` and `cd` intersect (touching and collinear overlap count).
+#[inline]
 pub fn segments_intersect(a: P2, b: P2, c: P2, d: P2) -> bool {
+    // Exact early out: segments whose bounding boxes are apart cannot meet (min and max are
+    // exact, so a touching pair still reaches the orientation tests).
+    if a[0].max(b[0]) < c[0].min(d[0])
+        || c[0].max(d[0]) < a[0].min(b[0])
+        || a[1].max(b[1]) < c[1].min(d[1])
+        || c[1].max(d[1]) < a[1].min(b[1])
+    {
+        return false;
+    }
     let o1 = orient(a, b, c);
     let o2 = orient(a, b, d);
     let o3 = orient(c, d, a);

@@ -24,7 +24,7 @@ fn len(a: V) -> f64 {
 }
 
 /// Why env `e` is not a valid gate course, or `None`.
-fn brute_force(b: &GateBatch, e: usize, p: &Preset) -> Option<String> {
+pub(crate) fn brute_force(b: &GateBatch, e: usize, p: &Preset) -> Option<String> {
     let g = p.gates.as_ref().unwrap();
     let n = b.count[e] as usize;
     if n < g.min_gates as usize || n > g.max_gates as usize {
