@@ -18,6 +18,7 @@ use trackgen::course::{Binding, Course, CourseConfig, PurePursuit};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, BUILTIN, DEFAULT};
 use trackgen::render::{contact_sheet, gate_sheet, write_png};
+use trackgen::track::stats::{ShapeAccumulator, ShapeStats};
 use trackgen::track::Pipeline;
 use trackgen::{Error, Result};
 
@@ -38,6 +39,9 @@ enum Command {
     Preview(PreviewArgs),
     /// Time the pipeline per preset, thread count and batch size; print a table.
     Bench(BenchArgs),
+    /// Print the shape statistics of a track corpus (length, length over half width, absolute
+    /// turning, straight fraction, corners, corner radii; see `trackgen::track::stats`).
+    Stats(StatsArgs),
     /// Time the course runtime: step() env-steps/s and masked regenerate(); print a table.
     BenchCourse(BenchCourseArgs),
     /// List the built-in presets, or print one's TOML.
@@ -265,6 +269,65 @@ fn generate(args: GenerateArgs) -> Result<()> {
     ))
 }
 
+#[derive(clap::Args, Debug)]
+struct StatsArgs {
+    /// Corpus directory (written by `trackgen generate`).
+    dir: PathBuf,
+    /// Envs read per batch (memory is one batch).
+    #[arg(long, default_value_t = DEFAULT_CHUNK_ENVS, value_name = "N")]
+    chunk_envs: usize,
+}
+
+/// The header of a shape-statistics table.
+fn shape_header() -> String {
+    format!(
+        "{:<12} {:<18} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
+        "preset", "statistic", "mean", "min", "p05", "p50", "p95", "max"
+    )
+}
+
+/// The rows of a shape-statistics table for `preset`.
+fn shape_rows(preset: &str, stats: &ShapeStats) -> String {
+    let mut text = String::new();
+    for (name, s) in stats.rows() {
+        text += &format!(
+            "{preset:<12} {name:<18} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.3}\n",
+            s.mean, s.min, s.p05, s.p50, s.p95, s.max
+        );
+    }
+    text
+}
+
+fn stats(args: StatsArgs) -> Result<()> {
+    if args.chunk_envs == 0 {
+        return Err(Error::Invalid("--chunk-envs 0: expected at least 1".into()));
+    }
+    let corpus = Corpus::open(&args.dir)?;
+    if corpus.is_gates() {
+        return Err(Error::Invalid(format!(
+            "{}: a gate-course corpus; shape statistics are defined for track corpora",
+            args.dir.display()
+        )));
+    }
+    let manifest = corpus.manifest();
+    let preset = Preset::parse(&manifest.preset_toml, &manifest.preset_source)?;
+    let n = manifest.n_envs();
+    let mut shapes = ShapeAccumulator::default();
+    let mut start = 0;
+    while start < n {
+        let end = n.min(start + args.chunk_envs as u64);
+        shapes.add_batch(&corpus.read_rows(start..end)?, preset.track.half_width_m);
+        start = end;
+    }
+    emit(&format!(
+        "{} ({n} tracks, half width {} m)\n{}{}",
+        args.dir.display(),
+        preset.track.half_width_m,
+        shape_header(),
+        shape_rows(&preset.source, &shapes.finish())
+    ))
+}
+
 fn preview(args: PreviewArgs) -> Result<()> {
     if args.max == 0 {
         return Err(Error::Invalid("--max 0: expected at least 1 track".into()));
@@ -305,7 +368,9 @@ fn bench(args: BenchArgs) -> Result<()> {
         "{:<12} {:<11} {:>8} {:>7} {:>12} {:>10} {:>7}\n",
         "preset", "generator", "threads", "envs", "tracks/s", "µs/track", "yield"
     ))?;
+    let mut shapes = String::new();
     for preset in &presets {
+        let mut last_batch = None;
         for &threads in &args.threads {
             let launch = Launch::with_threads(threads)?;
             let thread_label = if threads == 0 {
@@ -338,10 +403,19 @@ fn bench(args: BenchArgs) -> Result<()> {
                     median * 1e6 / n as f64,
                     yield_fraction
                 ))?;
+                last_batch = Some(batch);
             }
         }
+        if let Some(batch) = last_batch {
+            let mut acc = ShapeAccumulator::default();
+            acc.add_batch(&batch, preset.track.half_width_m);
+            shapes += &shape_rows(&preset.source, &acc.finish());
+        }
     }
-    Ok(())
+    emit(&format!(
+        "\nshape statistics (last batch of each preset; see `trackgen stats`)\n{}{shapes}",
+        shape_header()
+    ))
 }
 
 /// The median of `values` (sorted in place).
@@ -523,6 +597,7 @@ fn main() -> ExitCode {
         Command::Generate(a) => generate(a),
         Command::Preview(a) => preview(a),
         Command::Bench(a) => bench(a),
+        Command::Stats(a) => stats(a),
         Command::BenchCourse(a) => bench_course(a),
         Command::Presets(a) => presets(a),
         Command::Scene(a) => trackgen::scene::cli::scene(a),

@@ -16,6 +16,7 @@ use super::npy::NpyWriter;
 use crate::course::{GateBatch, GatePipeline};
 use crate::exec::Launch;
 use crate::preset::Preset;
+use crate::track::stats::ShapeAccumulator;
 use crate::track::{Pipeline, TrackBatch};
 use crate::{Error, Result};
 
@@ -279,7 +280,11 @@ fn write_into(
         ProgressBar::hidden()
     };
 
-    let mut sums = Sums::default();
+    let mut sums = Sums {
+        half_width_m: preset.track.half_width_m,
+        shape: preset.gates.is_none().then(ShapeAccumulator::default),
+        ..Sums::default()
+    };
     let mut counts_i32 = Vec::with_capacity(chunk);
     let mut start = env_range.start;
     while start < env_range.end {
@@ -346,6 +351,9 @@ struct Sums {
     count: u64,
     attempts: u64,
     length_m: f64,
+    half_width_m: f32,
+    /// Per-track shapes of a track corpus.
+    shape: Option<ShapeAccumulator>,
 }
 
 impl Sums {
@@ -361,6 +369,9 @@ impl Sums {
             Chunker::Track { batch, .. } => {
                 for &l in &batch.length {
                     self.length_m += f64::from(l);
+                }
+                if let Some(shape) = &mut self.shape {
+                    shape.add_batch(batch, self.half_width_m);
                 }
             }
             Chunker::Gates { batch, .. } => {
@@ -378,13 +389,14 @@ impl Sums {
         }
     }
 
-    fn stats(&self, n_envs: u64) -> Stats {
+    fn stats(self, n_envs: u64) -> Stats {
         let n = n_envs as f64;
         Stats {
             valid_fraction: self.valid as f64 / n,
             mean_count: self.count as f64 / n,
             mean_length_m: self.length_m / n,
             mean_attempts: self.attempts as f64 / n,
+            shape: self.shape.map(ShapeAccumulator::finish),
         }
     }
 }

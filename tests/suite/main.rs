@@ -23,6 +23,7 @@ mod scene_presets;
 mod scene_raycast;
 mod scene_sdf;
 mod stage_plugin;
+mod stats;
 mod twin_math_rng;
 mod validity;
 mod zprofile;
