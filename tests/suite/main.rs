@@ -2,6 +2,7 @@
 //! compiles and links the crate into as few executables as possible. (`course_alloc` stays its own
 //! binary: it installs a counting global allocator.)
 
+mod circuit;
 mod cli;
 mod corpus;
 mod course_cli;

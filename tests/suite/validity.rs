@@ -42,7 +42,7 @@ fn d(a: P, b: P) -> f64 {
 }
 
 /// Why env `e` is not a valid track, or `None`.
-fn brute_force(b: &TrackBatch, e: usize, p: &Preset) -> Option<String> {
+pub(crate) fn brute_force(b: &TrackBatch, e: usize, p: &Preset) -> Option<String> {
     let n = b.count[e] as usize;
     let hw = f64::from(p.track.half_width_m);
     let xy = |v: [f32; 3]| [f64::from(v[0]), f64::from(v[1])];
