@@ -99,7 +99,8 @@ fn circuit_tracks_pass_the_brute_force_oracle() {
 #[test]
 #[ignore]
 fn circuit_sweep_100k_envs_per_preset() {
-    let (total, chunk) = (100_352, 4096);
+    let (chunk, chunks) = (4096, 25);
+    let total = chunk * chunks;
     for name in PRESETS {
         let p = Preset::load(name).unwrap();
         let (mut valid, mut failures) = (0, Vec::new());
