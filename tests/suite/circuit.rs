@@ -11,7 +11,7 @@ use trackgen::track::Pipeline;
 
 use crate::validity::brute_force;
 
-const PRESETS: [&str; 3] = ["f1", "karting", "circuit"];
+const PRESETS: [&str; 3] = ["circuit", "f1", "karting"];
 
 fn length_range(p: &Preset) -> (f32, f32) {
     match p.generator {
