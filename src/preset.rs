@@ -29,6 +29,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("voronoi", include_str!("../presets/voronoi.toml")),
     ("checkpoint", include_str!("../presets/checkpoint.toml")),
     ("repulsive", include_str!("../presets/repulsive.toml")),
+    ("circuit", include_str!("../presets/circuit.toml")),
     ("gates", include_str!("../presets/gates.toml")),
     ("gates-indoor", include_str!("../presets/gates-indoor.toml")),
 ];
@@ -97,6 +98,32 @@ pub enum GeneratorParams {
         /// Target length as a multiple of the disc circumference (0.5..=3).
         length_factor: f32,
     },
+    /// Straights joined by hairpins, slow corners, sweepers and chicanes (clothoid transitions),
+    /// closed by construction; see `track::generators::Circuit`.
+    Circuit {
+        /// Fewest corner complexes (3..=40).
+        min_corners: u32,
+        /// Most corner complexes (min_corners..=40).
+        max_corners: u32,
+        /// Relative weight of hairpins (0..=1).
+        hairpin_weight: f32,
+        /// Relative weight of slow corners (0..=1).
+        slow_weight: f32,
+        /// Relative weight of sweepers (0..=1).
+        sweeper_weight: f32,
+        /// Relative weight of chicanes (0..=1).
+        chicane_weight: f32,
+        /// Probability that a single corner is paired with a counter-corner (0..=1).
+        reverse_fraction: f32,
+        /// Shortest target length, metres (50..=20000).
+        min_length_m: f32,
+        /// Longest target length, metres (min_length_m..=20000).
+        max_length_m: f32,
+        /// Largest sweeper radius, metres (at least 3 × `track.min_turn_radius_m`).
+        max_radius_m: f32,
+        /// Fraction of a corner's turn taken by each clothoid transition (0..=0.45).
+        transition: f32,
+    },
 }
 
 impl GeneratorParams {
@@ -109,6 +136,7 @@ impl GeneratorParams {
             Self::Voronoi { .. } => "voronoi",
             Self::Checkpoint { .. } => "checkpoint",
             Self::Repulsive { .. } => "repulsive",
+            Self::Circuit { .. } => "circuit",
         }
     }
 }
@@ -121,6 +149,7 @@ pub const GENERATORS: &[&str] = &[
     "voronoi",
     "checkpoint",
     "repulsive",
+    "circuit",
 ];
 
 /// The z-profile of a track.
@@ -364,6 +393,19 @@ impl Preset {
                 max_turn_deg: s.float("max_turn_deg", 6.0, 1.0, 45.0)?,
                 max_steps: s.uint("max_steps", 2000, 100, 8000)?,
             },
+            "circuit" => GeneratorParams::Circuit {
+                min_corners: s.uint("min_corners", 10, 3, 40)?,
+                max_corners: s.uint("max_corners", 18, 3, 40)?,
+                hairpin_weight: s.float("hairpin_weight", 0.15, 0.0, 1.0)?,
+                slow_weight: s.float("slow_weight", 0.35, 0.0, 1.0)?,
+                sweeper_weight: s.float("sweeper_weight", 0.3, 0.0, 1.0)?,
+                chicane_weight: s.float("chicane_weight", 0.2, 0.0, 1.0)?,
+                reverse_fraction: s.float("reverse_fraction", 0.3, 0.0, 1.0)?,
+                min_length_m: s.float("min_length_m", 1200.0, 50.0, 20_000.0)?,
+                max_length_m: s.float("max_length_m", 2400.0, 50.0, 20_000.0)?,
+                max_radius_m: s.float("max_radius_m", 120.0, 1.5, 3000.0)?,
+                transition: s.float("transition", 0.2, 0.0, 0.45)?,
+            },
             _ => GeneratorParams::Repulsive {
                 n_points: s.uint("n_points", 48, 16, 128)?,
                 max_iters: s.uint("max_iters", 200, 10, 2000)?,
@@ -381,6 +423,28 @@ impl Preset {
                     "key `voronoi.n_cells` = {n_cells}: expected at most `voronoi.n_sites` = {n_sites}"
                 )));
             }
+        }
+        if let GeneratorParams::Circuit {
+            min_corners,
+            max_corners,
+            hairpin_weight,
+            slow_weight,
+            sweeper_weight,
+            chicane_weight,
+            min_length_m,
+            max_length_m,
+            max_radius_m,
+            ..
+        } = generator
+        {
+            check_circuit(
+                (min_corners, max_corners),
+                [hairpin_weight, slow_weight, sweeper_weight, chicane_weight],
+                (min_length_m, max_length_m),
+                max_radius_m,
+                track.min_turn_radius_m,
+            )
+            .map_err(err)?;
         }
         s.finish(&mut out)?;
 
@@ -579,6 +643,39 @@ pub(crate) fn parse_root(text: &str, source: &str) -> Result<toml::Table> {
 }
 
 /// SHA-256 of `text`, lowercase hex: the hash of a resolved preset.
+/// The cross-key checks of a `[circuit]` section: a message naming the offending key, or `Ok`.
+fn check_circuit(
+    corners: (u32, u32),
+    weights: [f32; 4],
+    length_m: (f32, f32),
+    max_radius_m: f32,
+    min_turn_radius_m: f32,
+) -> std::result::Result<(), String> {
+    if corners.0 > corners.1 {
+        return Err(format!(
+            "key `circuit.max_corners` = {}: expected at least `circuit.min_corners` = {}",
+            corners.1, corners.0
+        ));
+    }
+    if weights.iter().sum::<f32>() <= 0.0 {
+        return Err("keys `circuit.*_weight` are all 0: expected a positive sum".into());
+    }
+    if length_m.0 > length_m.1 {
+        return Err(format!(
+            "key `circuit.max_length_m` = {}: expected at least `circuit.min_length_m` = {}",
+            length_m.1, length_m.0
+        ));
+    }
+    if max_radius_m < 3.0 * min_turn_radius_m {
+        return Err(format!(
+            "key `circuit.max_radius_m` = {max_radius_m}: expected at least 3 × \
+             `track.min_turn_radius_m` = {}",
+            3.0 * min_turn_radius_m
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn sha256_hex(text: &str) -> String {
     let digest = Sha256::digest(text.as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()

@@ -60,6 +60,10 @@ pub struct Stats {
     pub mean_length_m: f64,
     /// Mean attempts used per env.
     pub mean_attempts: f64,
+    /// Shape statistics of the tracks (see [`crate::track::stats`]); absent in gate corpora and
+    /// in manifests written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<crate::track::stats::ShapeStats>,
 }
 
 /// The contents of `manifest.json`.

@@ -15,6 +15,7 @@ use crate::atomic::TempPath;
 use crate::course::Courses;
 use crate::exec::Launch;
 use crate::preset::Preset;
+use crate::track::stats::ShapeAccumulator;
 use crate::{Error, Result};
 
 /// The name of the manifest file inside a corpus directory.
@@ -215,7 +216,11 @@ fn write_into(
         total_envs: n_envs,
         ..Progress::default()
     };
-    let mut sums = Sums::default();
+    let mut sums = Sums {
+        half_width_m: preset.track.half_width_m,
+        shape: preset.gates.is_none().then(ShapeAccumulator::default),
+        ..Sums::default()
+    };
     let mut start = env_range.start;
     while start < env_range.end {
         let n = (env_range.end - start).min(chunk as u64) as usize;
@@ -288,6 +293,9 @@ struct Sums {
     count: u64,
     attempts: u64,
     length_m: f64,
+    half_width_m: f32,
+    /// Per-track shapes of a track corpus.
+    shape: Option<ShapeAccumulator>,
 }
 
 impl Sums {
@@ -303,6 +311,9 @@ impl Sums {
             Courses::Track { batch, .. } => {
                 for &l in &batch.length {
                     self.length_m += f64::from(l);
+                }
+                if let Some(shape) = &mut self.shape {
+                    shape.add_batch(batch, self.half_width_m);
                 }
             }
             Courses::Gates { batch, .. } => {
@@ -320,13 +331,14 @@ impl Sums {
         }
     }
 
-    fn stats(&self, n_envs: u64) -> Stats {
+    fn stats(self, n_envs: u64) -> Stats {
         let n = n_envs as f64;
         Stats {
             valid_fraction: self.valid as f64 / n,
             mean_count: self.count as f64 / n,
             mean_length_m: self.length_m / n,
             mean_attempts: self.attempts as f64 / n,
+            shape: self.shape.map(ShapeAccumulator::finish),
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod inflate;
 mod pipeline;
 pub mod relax;
 pub mod resample;
+pub mod stats;
 pub mod validity;
 pub mod zprofile;
 

@@ -294,6 +294,11 @@ impl Pipeline {
 
     fn relax_stage(&mut self, active: &[u8]) {
         let windows = self.preset.relax.max_windows;
+        if windows == 0 {
+            // Relaxation is off (e.g. generators valid by construction): nothing would read the
+            // violation flags, so they are not computed.
+            return;
+        }
         let sweeps = self.preset.relax.sweeps_per_window;
         let consts = self.relax;
         let n_max = self.n_max;

@@ -424,8 +424,13 @@ fn bench_prints_one_row_per_combination() {
     );
     assert_ok(&o);
     let out = stdout(&o);
-    let lines: Vec<&str> = out.lines().collect();
+    // The speed table, then after a blank line the shape statistics: a title, a header and six
+    // rows per preset.
+    let lines: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), 1 + 2 * 2 * 2, "{out}");
+    let shape: Vec<&str> = out.lines().skip(lines.len() + 1).collect();
+    assert_eq!(shape.len(), 2 + 2 * 6, "{out}");
+    assert!(shape[2].starts_with("polar") && shape[8].starts_with("checkpoint"));
     assert!(
         lines[0].contains("tracks/s")
             && lines[0].contains("µs/track")

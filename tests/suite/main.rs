@@ -6,6 +6,7 @@
 // which `clippy.toml` keeps out of the library.
 #![allow(clippy::disallowed_methods)]
 
+mod circuit;
 mod cli;
 mod cli_hardening;
 mod corpus;
@@ -31,6 +32,7 @@ mod scene_raycast;
 mod scene_sdf;
 mod skip;
 mod stage_plugin;
+mod stats;
 mod track_oracle;
 mod twin_math_rng;
 mod validity;

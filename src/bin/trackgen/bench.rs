@@ -12,6 +12,8 @@ use trackgen::{Error, Result};
 use crate::args::parse_threads;
 use crate::limits::check_memory;
 use crate::output::emit;
+use crate::stats::{shape_header, shape_rows};
+use trackgen::track::stats::ShapeAccumulator;
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
@@ -104,7 +106,9 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         "{:<12} {:<11} {:>8} {:>7} {:>12} {:>10} {:>7}\n",
         "preset", "generator", "threads", "envs", "tracks/s", "µs/track", "yield"
     ))?;
+    let mut shapes = String::new();
     for preset in &presets {
+        let mut last_batch = None;
         for &threads in &args.threads {
             let launch = Launch::with_threads(threads)?;
             let thread_label = if threads == 0 {
@@ -137,10 +141,19 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                     median * 1e6 / n as f64,
                     yield_fraction
                 ))?;
+                last_batch = Some(batch);
             }
         }
+        if let Some(batch) = last_batch {
+            let mut acc = ShapeAccumulator::default();
+            acc.add_batch(&batch, preset.track.half_width_m);
+            shapes += &shape_rows(&preset.source, &acc.finish());
+        }
     }
-    Ok(())
+    emit(&format!(
+        "\nshape statistics (last batch of each preset; see `trackgen stats`)\n{}{shapes}",
+        shape_header()
+    ))
 }
 
 /// An error unless a batch of each of `envs` envs of `preset` fits the available memory, taking

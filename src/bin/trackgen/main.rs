@@ -26,6 +26,7 @@ mod presets;
 mod progress;
 mod rays;
 mod scene;
+mod stats;
 
 /// Deterministic batched race-track generation for parallel RL environments.
 #[derive(Parser, Debug)]
@@ -44,6 +45,9 @@ enum Command {
     Preview(corpus::PreviewArgs),
     /// Time the pipeline per preset, thread count and batch size; print a table.
     Bench(bench::BenchArgs),
+    /// Print the shape statistics of a track corpus (length, length over half width, absolute
+    /// turning, straight fraction, corners, corner radii; see `trackgen::track::stats`).
+    Stats(stats::StatsArgs),
     /// Time the course runtime: step() env-steps/s and masked regenerate(); print a table.
     BenchCourse(bench::BenchCourseArgs),
     /// List the built-in course and scene presets, or print one's TOML.
@@ -123,6 +127,7 @@ fn main() -> ExitCode {
         Command::Generate(a) => corpus::generate(a),
         Command::Preview(a) => corpus::preview(a),
         Command::Bench(a) => bench::bench(a),
+        Command::Stats(a) => stats::stats(a),
         Command::BenchCourse(a) => bench::bench_course(a),
         Command::Presets(a) => presets::presets(a),
         Command::Scene(a) => scene::scene(a),

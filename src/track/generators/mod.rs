@@ -8,6 +8,7 @@
 
 mod bezier;
 mod checkpoint;
+mod circuit;
 mod hull;
 mod polar;
 mod repulsive;
@@ -21,6 +22,7 @@ use crate::rng::LaneRng;
 
 pub use bezier::Bezier;
 pub use checkpoint::Checkpoint;
+pub use circuit::Circuit;
 pub use hull::Hull;
 pub use polar::Polar;
 pub use repulsive::Repulsive;
@@ -149,6 +151,29 @@ pub fn from_preset(preset: &Preset) -> Arc<dyn Stage> {
             obstacle_radius_m: obstacle_radius_frac * scale,
             length_factor,
             half_width_m: preset.track.half_width_m,
+        }),
+        GeneratorParams::Circuit {
+            min_corners,
+            max_corners,
+            hairpin_weight,
+            slow_weight,
+            sweeper_weight,
+            chicane_weight,
+            reverse_fraction,
+            min_length_m,
+            max_length_m,
+            max_radius_m,
+            transition,
+        } => Arc::new(Circuit {
+            min_corners: min_corners as usize,
+            max_corners: max_corners as usize,
+            weights: [hairpin_weight, slow_weight, sweeper_weight, chicane_weight],
+            reverse_fraction,
+            min_length_m,
+            max_length_m,
+            max_radius_m,
+            transition,
+            min_turn_radius_m: preset.track.min_turn_radius_m,
         }),
     }
 }

@@ -1,0 +1,564 @@
+//! The circuit generator: a closed sequence of straights and corners, closed by construction.
+//!
+//! Real race circuits are long straights joined by distinct corners. This generator draws them
+//! that way, as a turtle path of `legs`: leg `k` is a straight of length `L_k` at heading `ψ_k`
+//! followed by a corner that turns by `θ_k` at radius `r_k`, so `ψ_{k+1} = ψ_k + θ_k`.
+//!
+//! **Corners.** Each of `n ∈ [min_corners, max_corners]` corner *complexes* is drawn by the
+//! preset's weights from four types (angles in degrees, radii in units of the preset's minimum
+//! turn radius `R`):
+//!
+//! | type     | turn `|θ|`  | radius `r`               | legs |
+//! |----------|-------------|--------------------------|------|
+//! | hairpin  | 140 – 185   | 1.05 – 1.5 `R`           | 1    |
+//! | slow     | 60 – 120    | 1.2 – 3 `R`              | 1    |
+//! | sweeper  | 15 – 60     | 3 `R` – `max_radius_m`   | 1    |
+//! | chicane  | 20 – 50 each, opposite signs | 1.1 – 2.5 `R` | 2, joined by a straight of 0 – 1.5 `R` |
+//!
+//! A hairpin, slow corner or sweeper turns against the lap direction with probability
+//! `reverse_fraction`. Each corner is a circular arc entered and left through clothoid
+//! transitions (curvature ramping linearly from 0 to `1/r` and back), each ramp taking a fraction
+//! `transition` of the corner's turn; so curvature is continuous and never exceeds `1/r`.
+//!
+//! **Turning.** The lap-direction turns of the single corners are rescaled by one factor so that
+//! the total signed turning is exactly 2π (chicanes add none); when reversed corners leave less
+//! than π of net turning, reversed corners become lap-direction ones first. Turns are capped at
+//! 200°. The whole track is mirrored (every `θ` negated) with probability ½.
+//!
+//! **Closure.** A target length is drawn in `[min_length_m, max_length_m]`; the corners take their
+//! arc length and the rest is shared among the straights by random weights `0.1 + u²` (a few long
+//! straights, many short ones). With the headings fixed, the end point misses the start by
+//! `g = Σ L_k·u(ψ_k) + Σ Rot(ψ_k)·D_k` (`D_k` the corner's displacement in its own frame). The
+//! straights are corrected by the weighted least-norm solution of `Σ ΔL_k·u(ψ_k) = −g` with
+//! weights `L_k` (relative changes, so short straights stay short); a straight driven below 0 is
+//! clamped and frozen, and the solve repeats (at most 6 rounds). An attempt whose gap does not
+//! close writes no points (the pipeline retries on a fresh stream). The closed path's end heading
+//! equals its start heading, so the track is curvature-continuous everywhere. A track that the
+//! correction left shorter than its target length is scaled up, as a whole, to that length (its
+//! radii grow by the same factor, so the minimum turn radius still holds).
+//!
+//! **Integration.** Each corner is integrated in its own frame with steps of at most 0.15 rad of
+//! turn, the heading evaluated exactly at each step's midpoint (IEEE operations and
+//! [`crate::math`] only). The corner's step points are kept in scratch and reused, rotated, for
+//! the output, so the displacement the closure solves with is the one the output walks.
+//! Crossings and clearance are left to the pipeline's validity check, per lane.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{Stage, P2};
+use crate::math::{sin_cos, PI, TAU};
+use crate::rng::LaneRng;
+
+/// Largest turn of one corner after rescaling, radians (200°).
+const MAX_TURN: f32 = 200.0 * (PI / 180.0);
+/// Largest heading change of one integration step, radians.
+const STEP_TURN: f32 = 0.15;
+/// Most integration steps of one clothoid ramp.
+const MAX_RAMP_STEPS: usize = 8;
+/// Most integration steps of one arc.
+const MAX_ARC_STEPS: usize = 24;
+/// Most integration steps of one corner.
+const MAX_STEPS: usize = 2 * MAX_RAMP_STEPS + MAX_ARC_STEPS;
+/// Rounds of the clamped least-norm closure solve.
+const CLOSURE_ROUNDS: usize = 6;
+/// The `straight` of a leg whose straight is drawn from the length budget.
+const SINGLE: f32 = -1.0;
+/// Degrees to radians.
+const DEG: f32 = PI / 180.0;
+
+/// Circuit generator parameters (see the module doc for the distributions).
+#[derive(Clone, Debug)]
+pub struct Circuit {
+    /// Fewest corner complexes.
+    pub min_corners: usize,
+    /// Most corner complexes.
+    pub max_corners: usize,
+    /// Relative weights of hairpin, slow corner, sweeper and chicane.
+    pub weights: [f32; 4],
+    /// Probability that a single corner turns against the lap direction.
+    pub reverse_fraction: f32,
+    /// Shortest target length, metres.
+    pub min_length_m: f32,
+    /// Longest target length, metres.
+    pub max_length_m: f32,
+    /// Largest sweeper radius, metres.
+    pub max_radius_m: f32,
+    /// Fraction of a corner's turn taken by each clothoid ramp, in `[0, 0.5)`.
+    pub transition: f32,
+    /// The preset's minimum turn radius `R`, metres.
+    pub min_turn_radius_m: f32,
+}
+
+/// One leg in scratch: a straight, then a corner.
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+#[repr(C)]
+struct Leg {
+    /// Signed turn of the corner, radians.
+    turn: f32,
+    /// Corner radius, metres.
+    radius: f32,
+    /// Length of the straight before the corner, metres.
+    straight: f32,
+    /// Closure weight of the straight (0 when frozen).
+    weight: f32,
+    /// Corner displacement in its own frame (entry heading along +x).
+    dx: f32,
+    dy: f32,
+    /// Cosine and sine of the heading of the straight.
+    cos: f32,
+    sin: f32,
+}
+
+/// `f32` words of one [`Leg`].
+const LEG_WORDS: usize = std::mem::size_of::<Leg>() / 4;
+
+impl Circuit {
+    fn max_legs(&self) -> usize {
+        2 * self.max_corners
+    }
+
+    /// A corner type by the weights, among the first types whose weights sum to `total`.
+    fn draw_kind(&self, rng: &mut LaneRng, total: f32) -> usize {
+        let pick = rng.unit() * total;
+        let mut kind = 0;
+        let mut acc = self.weights[0];
+        while kind < 3 && pick >= acc {
+            kind += 1;
+            acc += self.weights[kind];
+        }
+        kind
+    }
+
+    /// The turn (positive) and radius of a single corner of type `kind` (0 hairpin, 1 slow,
+    /// 2 sweeper).
+    fn draw_single(&self, rng: &mut LaneRng, kind: usize) -> (f32, f32) {
+        let r_min = self.min_turn_radius_m;
+        match kind {
+            0 => (rng.range(140.0, 185.0) * DEG, r_min * rng.range(1.05, 1.5)),
+            1 => (rng.range(60.0, 120.0) * DEG, r_min * rng.range(1.2, 3.0)),
+            _ => (
+                rng.range(15.0, 60.0) * DEG,
+                rng.range(3.0 * r_min, self.max_radius_m),
+            ),
+        }
+    }
+
+    /// Draws the corners into `legs`; returns how many legs were written.
+    fn draw_corners(&self, rng: &mut LaneRng, legs: &mut [Leg]) -> usize {
+        let r_min = self.min_turn_radius_m;
+        let span = (self.max_corners - self.min_corners + 1) as u32;
+        let complexes = self.min_corners + rng.below(span) as usize;
+        let total_weight: f32 = self.weights.iter().sum();
+        let mut n = 0;
+        for _ in 0..complexes {
+            let kind = self.draw_kind(rng, total_weight);
+            if kind == 3 {
+                let turn = rng.range(20.0, 50.0) * DEG;
+                let sign = if rng.unit() < 0.5 { 1.0 } else { -1.0 };
+                let between = rng.range(0.0, 1.5 * r_min);
+                legs[n] = Leg {
+                    turn: sign * turn,
+                    radius: r_min * rng.range(1.1, 2.5),
+                    straight: SINGLE,
+                    ..Leg::zeroed()
+                };
+                legs[n + 1] = Leg {
+                    turn: -sign * turn,
+                    radius: r_min * rng.range(1.1, 2.5),
+                    straight: between,
+                    ..Leg::zeroed()
+                };
+                n += 2;
+                continue;
+            }
+            let (turn, radius) = self.draw_single(rng, kind);
+            // A negative straight marks a single corner (its straight is drawn later); the
+            // second half of a chicane carries its own short straight.
+            let forward = Leg {
+                turn,
+                radius,
+                straight: SINGLE,
+                ..Leg::zeroed()
+            };
+            if rng.unit() < self.reverse_fraction {
+                // A counter-corner, no larger than the corner it pairs with, before or after it.
+                let kind = self.draw_kind(rng, self.weights[0] + self.weights[1] + self.weights[2]);
+                let (counter, radius) = self.draw_single(rng, kind);
+                let reverse = Leg {
+                    turn: -counter.min(turn),
+                    radius,
+                    straight: SINGLE,
+                    ..Leg::zeroed()
+                };
+                let (a, b) = if rng.unit() < 0.5 {
+                    (forward, reverse)
+                } else {
+                    (reverse, forward)
+                };
+                legs[n] = a;
+                legs[n + 1] = b;
+                n += 2;
+            } else {
+                legs[n] = forward;
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Rescales the single corners' turns so that the total signed turning is 2π; false when no
+    /// rescaling within [`MAX_TURN`] per corner reaches it.
+    fn close_turning(legs: &mut [Leg]) -> bool {
+        let is_single = |k: usize, legs: &[Leg]| {
+            // A chicane's first half is followed by a leg with a nonnegative straight.
+            let chicane_first = k + 1 < legs.len() && legs[k + 1].straight >= 0.0;
+            legs[k].straight < 0.0 && !chicane_first
+        };
+        let sums = |legs: &[Leg]| {
+            let (mut pos, mut neg) = (0.0f32, 0.0f32);
+            for k in 0..legs.len() {
+                if is_single(k, legs) {
+                    let t = legs[k].turn;
+                    if t > 0.0 {
+                        pos += t;
+                    } else {
+                        neg -= t;
+                    }
+                }
+            }
+            (pos, neg)
+        };
+        let (mut pos, mut neg) = sums(legs);
+        // Too much reversed turning: reverse corners join the lap direction, first to last.
+        for k in 0..legs.len() {
+            if pos - neg >= PI {
+                break;
+            }
+            if is_single(k, legs) && legs[k].turn < 0.0 {
+                legs[k].turn = -legs[k].turn;
+                (pos, neg) = sums(legs);
+            }
+        }
+        if pos <= 0.0 {
+            return false;
+        }
+        // Scale the lap-direction turns so that pos' − neg = 2π; corners that would exceed the
+        // cap are pinned at it and the rest rescaled (each round pins at least one or finishes).
+        let mut pinned = 0.0f32;
+        let mut free = pos;
+        for _ in 0..legs.len() + 1 {
+            let factor = (TAU + neg - pinned) / free;
+            if !(factor > 0.0 && factor.is_finite()) {
+                return false;
+            }
+            let mut newly = false;
+            for k in 0..legs.len() {
+                let free_turn = is_single(k, legs) && legs[k].turn > 0.0 && legs[k].turn < MAX_TURN;
+                if free_turn && legs[k].turn * factor > MAX_TURN {
+                    free -= legs[k].turn;
+                    legs[k].turn = MAX_TURN;
+                    pinned += MAX_TURN;
+                    newly = true;
+                }
+            }
+            if !newly {
+                for k in 0..legs.len() {
+                    if is_single(k, legs) && legs[k].turn > 0.0 && legs[k].turn < MAX_TURN {
+                        legs[k].turn *= factor;
+                    }
+                }
+                return true;
+            }
+            if free <= 0.0 {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Integrates one corner from the origin at heading 0: writes its step points but the last
+    /// into `pts` and returns `(count, end point)`.
+    fn integrate_corner(&self, turn: f32, radius: f32, pts: &mut [P2]) -> (usize, P2) {
+        let mag = turn.abs();
+        let kappa = if turn < 0.0 {
+            -1.0 / radius
+        } else {
+            1.0 / radius
+        };
+        let q = self.transition;
+        let ramp_turn = q * mag;
+        let arc_turn = mag - 2.0 * ramp_turn;
+        let ramp_len = 2.0 * ramp_turn * radius;
+        let arc_len = arc_turn * radius;
+        let steps = |t: f32, cap: usize| -> usize {
+            let s = (t / STEP_TURN) as usize + 1;
+            s.min(cap)
+        };
+        let n_ramp = if ramp_len > 0.0 {
+            steps(2.0 * ramp_turn, MAX_RAMP_STEPS)
+        } else {
+            0
+        };
+        let n_arc = steps(arc_turn, MAX_ARC_STEPS);
+        let total = 2 * n_ramp + n_arc;
+        let mut p = [0.0f32, 0.0f32];
+        let mut written = 0;
+        let mut step = |k: usize, h: f32, heading: f32, p: &mut P2| {
+            let (s, c) = sin_cos(heading);
+            p[0] += h * c;
+            p[1] += h * s;
+            if k + 1 < total {
+                pts[written] = *p;
+                written += 1;
+            }
+        };
+        let mut k = 0;
+        let ramp_end = 0.5 * kappa * ramp_len;
+        if n_ramp > 0 {
+            let h = ramp_len / n_ramp as f32;
+            for i in 0..n_ramp {
+                let s = (i as f32 + 0.5) * h;
+                step(k, h, kappa * s * s / (2.0 * ramp_len), &mut p);
+                k += 1;
+            }
+        }
+        let h = arc_len / n_arc as f32;
+        for i in 0..n_arc {
+            let s = (i as f32 + 0.5) * h;
+            step(k, h, ramp_end + kappa * s, &mut p);
+            k += 1;
+        }
+        let arc_end = ramp_end + kappa * arc_len;
+        if n_ramp > 0 {
+            let h = ramp_len / n_ramp as f32;
+            for i in 0..n_ramp {
+                let s = (i as f32 + 0.5) * h;
+                step(
+                    k,
+                    h,
+                    arc_end + kappa * (s - s * s / (2.0 * ramp_len)),
+                    &mut p,
+                );
+                k += 1;
+            }
+        }
+        (written, p)
+    }
+}
+
+impl Stage for Circuit {
+    fn name(&self) -> &str {
+        "circuit"
+    }
+    fn max_points(&self) -> usize {
+        self.max_legs() * (MAX_STEPS + 1)
+    }
+    fn scratch_len(&self) -> usize {
+        self.max_legs() * (LEG_WORDS + 2 * MAX_STEPS + 1)
+    }
+    fn run_lane(
+        &self,
+        rng: &mut LaneRng,
+        scratch: &mut [f32],
+        _scratch_u32: &mut [u32],
+        out: &mut [P2],
+    ) -> usize {
+        let max_legs = self.max_legs();
+        let (leg_words, rest) = scratch.split_at_mut(max_legs * LEG_WORDS);
+        let (pt_words, count_words) = rest.split_at_mut(max_legs * 2 * MAX_STEPS);
+        let legs: &mut [Leg] = bytemuck::cast_slice_mut(leg_words);
+        let local: &mut [P2] = bytemuck::cast_slice_mut(pt_words);
+        let counts = &mut count_words[..max_legs];
+
+        let n = self.draw_corners(rng, legs);
+        let legs = &mut legs[..n];
+        if !Self::close_turning(legs) {
+            return 0;
+        }
+        if rng.unit() < 0.5 {
+            for leg in legs.iter_mut() {
+                leg.turn = -leg.turn;
+            }
+        }
+        // Corner shapes, lengths and headings.
+        let target = rng.range(self.min_length_m, self.max_length_m);
+        let mut fixed = 0.0f32;
+        let mut heading = 0.0f32;
+        for (k, leg) in legs.iter_mut().enumerate() {
+            let pts = &mut local[k * MAX_STEPS..(k + 1) * MAX_STEPS];
+            let (count, end) = self.integrate_corner(leg.turn, leg.radius, pts);
+            counts[k] = count as f32;
+            leg.dx = end[0];
+            leg.dy = end[1];
+            fixed += leg.turn.abs() * leg.radius * (1.0 + 2.0 * self.transition);
+            fixed += leg.straight.max(0.0);
+            let (s, c) = sin_cos(heading);
+            leg.cos = c;
+            leg.sin = s;
+            heading += leg.turn;
+        }
+        let budget = (target - fixed).max(0.25 * target);
+        let mut weight_sum = 0.0f32;
+        for leg in legs.iter_mut() {
+            if leg.straight < 0.0 {
+                let u = rng.unit();
+                leg.weight = 0.1 + u * u;
+                weight_sum += leg.weight;
+            }
+        }
+        for leg in legs.iter_mut() {
+            if leg.straight < 0.0 {
+                leg.straight = budget * leg.weight / weight_sum;
+            }
+            leg.weight = leg.straight;
+        }
+        // Closure: clamped weighted least-norm correction of the straights.
+        let gap = |legs: &[Leg]| {
+            let mut g = [0.0f32; 2];
+            for leg in legs {
+                g[0] += leg.straight * leg.cos + (leg.cos * leg.dx - leg.sin * leg.dy);
+                g[1] += leg.straight * leg.sin + (leg.sin * leg.dx + leg.cos * leg.dy);
+            }
+            g
+        };
+        let tolerance = 1e-5 * target + 1e-3;
+        let mut g = gap(legs);
+        for _ in 0..CLOSURE_ROUNDS {
+            if g[0].abs() <= tolerance && g[1].abs() <= tolerance {
+                break;
+            }
+            let (mut mxx, mut mxy, mut myy) = (0.0f32, 0.0f32, 0.0f32);
+            for leg in legs.iter() {
+                mxx += leg.weight * leg.cos * leg.cos;
+                mxy += leg.weight * leg.cos * leg.sin;
+                myy += leg.weight * leg.sin * leg.sin;
+            }
+            let det = mxx * myy - mxy * mxy;
+            if det.is_nan() || det <= 1e-6 * (mxx + myy) * (mxx + myy) {
+                return 0;
+            }
+            let cx = -(myy * g[0] - mxy * g[1]) / det;
+            let cy = -(mxx * g[1] - mxy * g[0]) / det;
+            for leg in legs.iter_mut() {
+                let l = leg.straight + leg.weight * (leg.cos * cx + leg.sin * cy);
+                if l <= 0.0 {
+                    leg.straight = 0.0;
+                    leg.weight = 0.0;
+                } else {
+                    leg.straight = l;
+                }
+            }
+            g = gap(legs);
+        }
+        if !(g[0].abs() <= tolerance && g[1].abs() <= tolerance) {
+            return 0;
+        }
+        // Output: walk the legs, placing each corner's points rotated to its entry heading.
+        let mut p = [0.0f32, 0.0f32];
+        let mut written = 0;
+        for (k, leg) in legs.iter().enumerate() {
+            out[written] = p;
+            written += 1;
+            if leg.straight > 0.0 {
+                p = [p[0] + leg.straight * leg.cos, p[1] + leg.straight * leg.sin];
+                out[written] = p;
+                written += 1;
+            }
+            let count = counts[k] as usize;
+            for q in &local[k * MAX_STEPS..k * MAX_STEPS + count] {
+                out[written] = [
+                    p[0] + (leg.cos * q[0] - leg.sin * q[1]),
+                    p[1] + (leg.sin * q[0] + leg.cos * q[1]),
+                ];
+                written += 1;
+            }
+            p = [
+                p[0] + (leg.cos * leg.dx - leg.sin * leg.dy),
+                p[1] + (leg.sin * leg.dx + leg.cos * leg.dy),
+            ];
+        }
+        // A track the closure left shorter than its target is scaled up to it (radii grow with
+        // it, which keeps every turn within the minimum radius); and the bounding box is
+        // centred on the origin, like the other generators' shapes.
+        let mut length = 0.0f32;
+        for leg in legs.iter() {
+            length += leg.straight + leg.turn.abs() * leg.radius * (1.0 + 2.0 * self.transition);
+        }
+        let scale = if length < target {
+            target / length
+        } else {
+            1.0
+        };
+        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+        for q in &out[..written] {
+            for a in 0..2 {
+                lo[a] = lo[a].min(q[a]);
+                hi[a] = hi[a].max(q[a]);
+            }
+        }
+        let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
+        for q in &mut out[..written] {
+            *q = [(q[0] - centre[0]) * scale, (q[1] - centre[1]) * scale];
+        }
+        written
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f1_like() -> Circuit {
+        Circuit {
+            min_corners: 10,
+            max_corners: 18,
+            weights: [0.15, 0.35, 0.3, 0.2],
+            reverse_fraction: 0.3,
+            min_length_m: 3300.0,
+            max_length_m: 7000.0,
+            max_radius_m: 250.0,
+            transition: 0.2,
+            min_turn_radius_m: 12.0,
+        }
+    }
+
+    #[test]
+    fn closes_with_total_turning_two_pi() {
+        let c = f1_like();
+        let mut scratch = vec![f32::NAN; c.scratch_len()];
+        let mut out = vec![[f32::NAN; 2]; c.max_points()];
+        let mut closed = 0;
+        for e in 0..200 {
+            let mut rng = LaneRng::new(7, e, 0, 1);
+            let n = c.run_lane(&mut rng, &mut scratch, &mut [], &mut out);
+            if n == 0 {
+                continue;
+            }
+            closed += 1;
+            let pts = &out[..n];
+            let mut turning = 0.0f64;
+            let mut longest = 0.0f64;
+            for i in 0..n {
+                let a = pts[(i + n - 1) % n];
+                let p = pts[i];
+                let b = pts[(i + 1) % n];
+                let (ux, uy) = (f64::from(p[0] - a[0]), f64::from(p[1] - a[1]));
+                let (vx, vy) = (f64::from(b[0] - p[0]), f64::from(b[1] - p[1]));
+                if ux * ux + uy * uy > 0.0 && vx * vx + vy * vy > 0.0 {
+                    turning += (ux * vy - uy * vx).atan2(ux * vx + uy * vy);
+                }
+                longest = longest.max((vx * vx + vy * vy).sqrt());
+            }
+            assert!(
+                (turning.abs() - std::f64::consts::TAU).abs() < 1e-3,
+                "env {e}: turning {turning}"
+            );
+            // The closing segment is a straight's or a corner step's, not a gap.
+            let (a, b) = (pts[n - 1], pts[0]);
+            let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+            let close = f64::from((dx * dx + dy * dy).sqrt());
+            assert!(close <= longest + 1e-6, "env {e}: closing segment {close}");
+        }
+        assert!(closed >= 190, "{closed} of 200 attempts closed");
+    }
+}
