@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use trackgen::exec::Launch;
+use trackgen::geom::Vec2;
 use trackgen::math::{sin_cos, PI};
 use trackgen::preset::Preset;
 use trackgen::rng::LaneRng;
-use trackgen::track::generators::P2;
 use trackgen::track::{Pipeline, Stage};
 
 /// Stadium tracks: straights of random length joined by half circles of random radius.
@@ -35,7 +35,7 @@ impl Stage for Stadium {
         rng: &mut LaneRng,
         _scratch: &mut [f32],
         _scratch_u32: &mut [u32],
-        out: &mut [P2],
+        out: &mut [Vec2],
     ) -> usize {
         // Only IEEE-exact operations and trackgen::math, randomness only from `rng`.
         let r = rng.range(self.min_radius_m, self.max_radius_m);
@@ -45,12 +45,12 @@ impl Stage for Stadium {
             let sign = if side == 0 { 1.0 } else { -1.0 };
             for i in 0..STRAIGHT {
                 let t = i as f32 / STRAIGHT as f32;
-                out[k] = [sign * (-half + 2.0 * half * t), -sign * r];
+                out[k] = Vec2::new(sign * (-half + 2.0 * half * t), -sign * r);
                 k += 1;
             }
             for i in 0..ARC {
                 let (s, c) = sin_cos(-0.5 * PI + PI * i as f32 / ARC as f32);
-                out[k] = [sign * (half + r * c), sign * r * s];
+                out[k] = Vec2::new(sign * (half + r * c), sign * r * s);
                 k += 1;
             }
         }

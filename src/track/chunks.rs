@@ -10,7 +10,7 @@
 //! which points are neighbours along the curve), and chunk pairs made only of such pairs are
 //! skipped without a box test.
 
-use super::generators::P2;
+use crate::geom::Vec2;
 
 /// Points per chunk.
 pub const CHUNK: usize = 4;
@@ -24,8 +24,8 @@ pub fn boxes_len(n: usize) -> usize {
 /// could be closer than `reach`, until `visit` returns `false`; returns whether all were visited.
 /// `boxes` is scratch of at least [`boxes_len`]`(pts.len())` points.
 pub fn for_close_pairs(
-    pts: &[P2],
-    boxes: &mut [P2],
+    pts: &[Vec2],
+    boxes: &mut [Vec2],
     reach: f32,
     min_gap: usize,
     mut visit: impl FnMut(usize, usize) -> bool,
@@ -38,8 +38,8 @@ pub fn for_close_pairs(
             lo = [lo[0].min(p[0]), lo[1].min(p[1])];
             hi = [hi[0].max(p[0]), hi[1].max(p[1])];
         }
-        boxes[2 * k] = lo;
-        boxes[2 * k + 1] = hi;
+        boxes[2 * k] = lo.into();
+        boxes[2 * k + 1] = hi.into();
     }
     // Chunk b after chunk a holds a pair farther than `min_gap` apart only if its far end is
     // more than `min_gap` past a's start (from `first` on) and, going round the loop the other
@@ -98,8 +98,8 @@ mod tests {
     #[test]
     fn chunk_range_skips_only_neighbour_pairs() {
         for n in 1usize..=70 {
-            let pts: Vec<P2> = (0..n).map(|i| [i as f32, 0.0]).collect();
-            let mut boxes = vec![[0.0; 2]; boxes_len(n)];
+            let pts: Vec<Vec2> = (0..n).map(|i| Vec2::new(i as f32, 0.0)).collect();
+            let mut boxes = vec![Vec2::ZERO; boxes_len(n)];
             for min_gap in 0..=n / 2 + 1 {
                 let mut seen = std::collections::BTreeSet::new();
                 for_close_pairs(&pts, &mut boxes, f32::INFINITY, min_gap, |i, j| {
@@ -116,14 +116,14 @@ mod tests {
     }
 
     fn check(n: usize, min_gap: usize) {
-        let pts: Vec<P2> = (0..n)
+        let pts: Vec<Vec2> = (0..n)
             .map(|i| {
                 let t = i as f32 / n as f32 * std::f32::consts::TAU;
                 let r = 50.0 + 40.0 * crate::math::sin(5.0 * t);
-                [r * crate::math::cos(t), r * crate::math::sin(t)]
+                Vec2::new(r * crate::math::cos(t), r * crate::math::sin(t))
             })
             .collect();
-        let mut boxes = vec![[0.0; 2]; boxes_len(n)];
+        let mut boxes = vec![Vec2::ZERO; boxes_len(n)];
         // Reach a few points past the gap, so that the pairs at the gap's edge are close.
         let step = (0..n)
             .map(|i| {

@@ -2,18 +2,18 @@
 
 use std::cmp::Ordering;
 
-use super::generators::P2;
+use crate::geom::Vec2;
 
 /// `|a − b|`.
 #[inline]
-pub fn dist(a: P2, b: P2) -> f32 {
+pub fn dist(a: Vec2, b: Vec2) -> f32 {
     let (dx, dy) = (a[0] - b[0], a[1] - b[1]);
     (dx * dx + dy * dy).sqrt()
 }
 
 /// Menger curvature of the triangle `(a, b, c)`: `4·area / (|ab|·|bc|·|ca|)`, 0 for a degenerate one.
 #[inline]
-pub fn menger_curvature(a: P2, b: P2, c: P2) -> f32 {
+pub fn menger_curvature(a: Vec2, b: Vec2, c: Vec2) -> f32 {
     let cross = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
     let denom = dist(a, b) * dist(b, c) * dist(c, a);
     if denom > 0.0 {
@@ -25,7 +25,7 @@ pub fn menger_curvature(a: P2, b: P2, c: P2) -> f32 {
 
 /// `|a − b|²`.
 #[inline]
-pub fn dist2(a: P2, b: P2) -> f32 {
+pub fn dist2(a: Vec2, b: Vec2) -> f32 {
     let (dx, dy) = (a[0] - b[0], a[1] - b[1]);
     dx * dx + dy * dy
 }
@@ -33,7 +33,7 @@ pub fn dist2(a: P2, b: P2) -> f32 {
 /// Whether the Menger curvature of `(a, b, c)` exceeds `k` (true for NaN input), without square
 /// roots or divisions: `κ > k ⟺ 4·cross² > k²·|ab|²·|bc|²·|ca|²`.
 #[inline]
-pub fn curvature_exceeds(a: P2, b: P2, c: P2, k: f32) -> bool {
+pub fn curvature_exceeds(a: Vec2, b: Vec2, c: Vec2, k: f32) -> bool {
     let cross = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
     let lhs = 4.0 * cross * cross;
     let rhs = k * k * (dist2(a, b) * dist2(b, c) * dist2(c, a));
@@ -45,7 +45,7 @@ pub fn curvature_exceeds(a: P2, b: P2, c: P2, k: f32) -> bool {
 }
 
 /// Twice the signed area of the closed polygon `pts` (positive when counter-clockwise).
-pub fn signed_area2(pts: &[P2]) -> f32 {
+pub fn signed_area2(pts: &[Vec2]) -> f32 {
     let n = pts.len();
     let mut a = 0.0;
     for i in 0..n {
@@ -57,13 +57,13 @@ pub fn signed_area2(pts: &[P2]) -> f32 {
 }
 
 #[inline]
-fn orient(a: P2, b: P2, c: P2) -> f32 {
+fn orient(a: Vec2, b: Vec2, c: Vec2) -> f32 {
     (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
 }
 
 /// Whether the closed segments `ab` and `cd` intersect (touching and collinear overlap count).
 #[inline]
-pub fn segments_intersect(a: P2, b: P2, c: P2, d: P2) -> bool {
+pub fn segments_intersect(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> bool {
     // Exact early out: segments whose bounding boxes are apart cannot meet (min and max are
     // exact, so a touching pair still reaches the orientation tests).
     if a[0].max(b[0]) < c[0].min(d[0])
@@ -82,7 +82,7 @@ pub fn segments_intersect(a: P2, b: P2, c: P2, d: P2) -> bool {
     {
         return true;
     }
-    let on = |p: P2, q: P2, r: P2| {
+    let on = |p: Vec2, q: Vec2, r: Vec2| {
         r[0] >= p[0].min(q[0])
             && r[0] <= p[0].max(q[0])
             && r[1] >= p[1].min(q[1])
@@ -102,40 +102,68 @@ mod tests {
     fn curvature_of_circle_points() {
         let r = 10.0f32;
         let p = |t: f32| [r * crate::math::cos(t), r * crate::math::sin(t)];
-        let k = menger_curvature(p(0.0), p(0.1), p(0.2));
+        let k = menger_curvature(p(0.0).into(), p(0.1).into(), p(0.2).into());
         assert!((k - 0.1).abs() < 1e-4);
-        assert_eq!(menger_curvature([0.0, 0.0], [1.0, 0.0], [2.0, 0.0]), 0.0);
-        assert!(curvature_exceeds(p(0.0), p(0.1), p(0.2), 0.099));
-        assert!(!curvature_exceeds(p(0.0), p(0.1), p(0.2), 0.101));
-        assert!(curvature_exceeds([f32::NAN, 0.0], p(0.1), p(0.2), 0.1));
+        assert_eq!(
+            menger_curvature(
+                Vec2::new(0.0, 0.0),
+                Vec2::new(1.0, 0.0),
+                Vec2::new(2.0, 0.0)
+            ),
+            0.0
+        );
+        assert!(curvature_exceeds(
+            p(0.0).into(),
+            p(0.1).into(),
+            p(0.2).into(),
+            0.099
+        ));
+        assert!(!curvature_exceeds(
+            p(0.0).into(),
+            p(0.1).into(),
+            p(0.2).into(),
+            0.101
+        ));
+        assert!(curvature_exceeds(
+            Vec2::new(f32::NAN, 0.0),
+            p(0.1).into(),
+            p(0.2).into(),
+            0.1
+        ));
     }
 
     #[test]
     fn intersections() {
         assert!(segments_intersect(
-            [0.0, 0.0],
-            [2.0, 2.0],
-            [0.0, 2.0],
-            [2.0, 0.0]
+            Vec2::new(0.0, 0.0),
+            Vec2::new(2.0, 2.0),
+            Vec2::new(0.0, 2.0),
+            Vec2::new(2.0, 0.0)
         ));
         assert!(!segments_intersect(
-            [0.0, 0.0],
-            [1.0, 0.0],
-            [0.0, 1.0],
-            [1.0, 1.0]
+            Vec2::new(0.0, 0.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(0.0, 1.0),
+            Vec2::new(1.0, 1.0)
         ));
         assert!(segments_intersect(
-            [0.0, 0.0],
-            [2.0, 0.0],
-            [1.0, 0.0],
-            [3.0, 0.0]
+            Vec2::new(0.0, 0.0),
+            Vec2::new(2.0, 0.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(3.0, 0.0)
         ));
         assert!(segments_intersect(
-            [0.0, 0.0],
-            [2.0, 0.0],
-            [2.0, 0.0],
-            [2.0, 5.0]
+            Vec2::new(0.0, 0.0),
+            Vec2::new(2.0, 0.0),
+            Vec2::new(2.0, 0.0),
+            Vec2::new(2.0, 5.0)
         ));
-        assert!(signed_area2(&[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]) > 0.0);
+        assert!(
+            signed_area2(&[
+                Vec2::new(0.0, 0.0),
+                Vec2::new(1.0, 0.0),
+                Vec2::new(0.0, 1.0)
+            ]) > 0.0
+        );
     }
 }

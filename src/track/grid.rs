@@ -7,7 +7,7 @@
 //! shared with another cell are filtered by their stored cell key, so hash collisions cost
 //! time but never change a result.
 
-use super::generators::P2;
+use crate::geom::Vec2;
 
 const EMPTY: u32 = u32::MAX;
 
@@ -57,7 +57,7 @@ impl<'a> Grid<'a> {
         heads: &'a mut [u32],
         next: &'a mut [u32],
         cells: &'a mut [u64],
-        points: &[P2],
+        points: &[Vec2],
         cell_m: f32,
     ) -> Self {
         debug_assert!(heads.len().is_power_of_two());
@@ -124,7 +124,10 @@ mod tests {
         for i in 0..20 {
             for j in 0..20 {
                 let jitter = ((i * 7 + j * 13) % 10) as f32 * 0.09;
-                pts.push([i as f32 * 0.7 + jitter - 5.0, j as f32 * 0.6 - jitter]);
+                pts.push(Vec2::new(
+                    i as f32 * 0.7 + jitter - 5.0,
+                    j as f32 * 0.6 - jitter,
+                ));
             }
         }
         let cell = 1.0;

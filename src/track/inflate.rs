@@ -3,8 +3,8 @@
 //! and closed length. Borders lie at ±half_width along the normal at the centre's height; the
 //! outer border is on the side away from the enclosed region.
 
-use super::generators::P2;
 use super::validity::orientation;
+use crate::geom::Vec2;
 use crate::geom::Vec3;
 
 /// One env's output slices (each `n_max` long) and scalars.
@@ -26,7 +26,7 @@ pub struct InflateOut<'a> {
 }
 
 /// Inflates the closed curve `pts` with heights `z` into `out`; pads past `pts.len()` with NaN.
-pub fn inflate_lane(pts: &[P2], z: &[f32], half_width_m: f32, out: InflateOut<'_>) {
+pub fn inflate_lane(pts: &[Vec2], z: &[f32], half_width_m: f32, out: InflateOut<'_>) {
     let n = pts.len();
     let sigma = orientation(pts);
     let c3 = |i: usize| Vec3::new(pts[i][0], pts[i][1], z[i]);
@@ -62,7 +62,7 @@ pub fn fallback_circle(
     scale_m: f32,
     min_turn_radius_m: f32,
     spacing_m: f32,
-    out: &mut [P2],
+    out: &mut [Vec2],
 ) -> usize {
     let r = (0.8 * scale_m).max(1.25 * min_turn_radius_m);
     let wanted = crate::math::round_small(crate::math::TAU * r / spacing_m);
@@ -73,7 +73,7 @@ pub fn fallback_circle(
     };
     for (i, p) in out.iter_mut().enumerate().take(n) {
         let (s, c) = crate::math::sin_cos(crate::math::TAU * i as f32 / n as f32);
-        *p = [r * c, r * s];
+        *p = Vec2::new(r * c, r * s);
     }
     n
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::batch::TrackBatch;
-use super::generators::{self, Stage, P2};
+use super::generators::{self, Stage};
 use super::grid::buckets_for;
 use super::inflate::{fallback_circle, inflate_lane, InflateOut};
 use super::relax::{relax_sweeps, violation, RelaxConsts, RelaxScratch, TOO_CLOSE};
@@ -19,6 +19,7 @@ use super::resample::resample_closed;
 use super::validity::{is_valid, ValidityConsts, ValidityScratch, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
 use crate::exec::Launch;
+use crate::geom::Vec2;
 use crate::preset::Preset;
 use crate::rng::{stream, LaneRng};
 use crate::{Error, Result};
@@ -42,16 +43,16 @@ pub struct Pipeline {
 
 /// Per-env scratch buffers, sized once.
 struct Scratch {
-    raw: Vec<P2>,
+    raw: Vec<Vec2>,
     raw_count: Vec<u32>,
     gen: Vec<f32>,
     gen_u32: Vec<u32>,
-    pts: Vec<P2>,
+    pts: Vec<Vec2>,
     count: Vec<u32>,
     z: Vec<f32>,
     arcs: Vec<f32>,
-    pair: Vec<P2>,
-    mids: Vec<P2>,
+    pair: Vec<Vec2>,
+    mids: Vec<Vec2>,
     heads: Vec<u32>,
     next: Vec<u32>,
     cells: Vec<u64>,
@@ -93,16 +94,16 @@ impl Pipeline {
                 .ok_or_else(|| Error::Invalid(format!("n_envs = {n_envs} × {k} {what} overflows")))
         };
         let scratch = Scratch {
-            raw: vec![[0.0; 2]; per_env(raw_max, "raw points")?],
+            raw: vec![Vec2::ZERO; per_env(raw_max, "raw points")?],
             raw_count: vec![0; n_envs],
             gen: vec![0.0; per_env(gen_scratch_len, "generator scratch words")?],
             gen_u32: vec![0; per_env(gen_u32_len, "generator integer scratch words")?],
-            pts: vec![[0.0; 2]; per_env(n_max, "points")?],
+            pts: vec![Vec2::ZERO; per_env(n_max, "points")?],
             count: vec![0; n_envs],
             z: vec![0.0; per_env(n_max, "heights")?],
             arcs: vec![0.0; per_env(n_max, "arc lengths")?],
-            pair: vec![[0.0; 2]; per_env(2 * n_max, "border points")?],
-            mids: vec![[0.0; 2]; per_env(2 * n_max, "border midpoints")?],
+            pair: vec![Vec2::ZERO; per_env(2 * n_max, "border points")?],
+            mids: vec![Vec2::ZERO; per_env(2 * n_max, "border midpoints")?],
             heads: vec![0; per_env(buckets, "grid buckets")?],
             next: vec![0; per_env(2 * n_max, "grid links")?],
             cells: vec![0; per_env(2 * n_max, "grid cell keys")?],

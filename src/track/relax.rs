@@ -14,8 +14,8 @@
 //! [`violation`] decides whether the env is still active.
 
 use super::chunks::for_close_pairs;
-use super::generators::P2;
 use super::geometry::{curvature_exceeds, dist, dist2};
+use crate::geom::Vec2;
 
 /// Per-pipeline relaxation constants.
 #[derive(Clone, Copy, Debug)]
@@ -38,7 +38,7 @@ pub struct RelaxConsts {
 pub struct RelaxScratch<'a> {
     /// Two words per point: the displacement accumulator, then the chunk boxes or the segment
     /// lengths.
-    pub disp: &'a mut [P2],
+    pub disp: &'a mut [Vec2],
 }
 
 /// [`violation`] flag: some turn is tighter than the minimum radius.
@@ -49,7 +49,7 @@ pub const TOO_CLOSE: u8 = 2;
 /// Runs `sweeps` relaxation sweeps on the closed curve `pts`. The separation pass runs only when
 /// `flags` (from [`violation`] at the end of the previous window) has [`TOO_CLOSE`].
 pub fn relax_sweeps(
-    pts: &mut [P2],
+    pts: &mut [Vec2],
     c: &RelaxConsts,
     s: &mut RelaxScratch<'_>,
     sweeps: u32,
@@ -61,7 +61,7 @@ pub fn relax_sweeps(
     }
     for _ in 0..sweeps {
         let disp = &mut s.disp[..n];
-        disp.fill([0.0, 0.0]);
+        disp.fill(Vec2::new(0.0, 0.0));
         let sep2 = c.separation_m * c.separation_m;
         if flags & TOO_CLOSE != 0 {
             let spacing = super::resample::closed_length(pts) / n as f32;
@@ -155,7 +155,7 @@ pub fn neighbour_gap(neighbour_arc_m: f32, spacing: f32) -> usize {
 /// What the curve still violates: a combination of [`TOO_TIGHT`] and [`TOO_CLOSE`], 0 when it
 /// has converged (the window's `active` flag). While the curve is too tight and `check_close` is
 /// false, the separation test (a grid pass) is deferred to the window where the turns converge.
-pub fn violation(pts: &[P2], c: &RelaxConsts, s: &mut RelaxScratch<'_>, check_close: bool) -> u8 {
+pub fn violation(pts: &[Vec2], c: &RelaxConsts, s: &mut RelaxScratch<'_>, check_close: bool) -> u8 {
     let n = pts.len();
     if n < 4 {
         return 0;

@@ -4,13 +4,13 @@
 //! a small `n_max` gets a wider spacing rather than being cut. Points are placed at arc lengths
 //! `k · L / count` along the closed polyline, walking it once (sequential per lane).
 
-use super::generators::P2;
+use crate::geom::Vec2;
 
 /// The fewest points a resampled track has.
 pub const MIN_POINTS: usize = 8;
 
 /// Length of the closed polyline `pts`.
-pub fn closed_length(pts: &[P2]) -> f32 {
+pub fn closed_length(pts: &[Vec2]) -> f32 {
     let n = pts.len();
     let mut total = 0.0;
     for i in 0..n {
@@ -24,7 +24,7 @@ pub fn closed_length(pts: &[P2]) -> f32 {
 
 /// Resamples the closed polyline `raw` at constant spacing into `out`; returns the count
 /// (0 when `raw` has fewer than 3 points, a zero length or non-finite points).
-pub fn resample_closed(raw: &[P2], spacing_m: f32, out: &mut [P2]) -> usize {
+pub fn resample_closed(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2]) -> usize {
     let n = raw.len();
     if n < 3 {
         return 0;
@@ -58,12 +58,12 @@ pub fn resample_closed(raw: &[P2], spacing_m: f32, out: &mut [P2]) -> usize {
         } else {
             0.0
         };
-        *o = [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+        *o = Vec2::new(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t);
     }
     count
 }
 
-fn seg_length(pts: &[P2], i: usize) -> f32 {
+fn seg_length(pts: &[Vec2], i: usize) -> f32 {
     let a = pts[i];
     let b = pts[(i + 1) % pts.len()];
     let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
@@ -76,8 +76,8 @@ mod tests {
 
     #[test]
     fn square_resamples_evenly() {
-        let sq = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]];
-        let mut out = [[f32::NAN; 2]; 64];
+        let sq = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]].map(Vec2::from);
+        let mut out = [Vec2::NAN; 64];
         let n = resample_closed(&sq, 1.0, &mut out);
         assert_eq!(n, 40);
         for i in 0..n {
@@ -90,13 +90,13 @@ mod tests {
 
     #[test]
     fn count_capped_by_capacity_and_degenerate_inputs() {
-        let sq = [[0.0, 0.0], [100.0, 0.0], [100.0, 100.0], [0.0, 100.0]];
-        let mut out = [[0.0; 2]; 16];
+        let sq = [[0.0, 0.0], [100.0, 0.0], [100.0, 100.0], [0.0, 100.0]].map(Vec2::from);
+        let mut out = [Vec2::ZERO; 16];
         assert_eq!(resample_closed(&sq, 1.0, &mut out), 16);
         assert_eq!(resample_closed(&sq[..2], 1.0, &mut out), 0);
-        let same = [[1.0, 1.0]; 5];
+        let same = [Vec2::ONE; 5];
         assert_eq!(resample_closed(&same, 1.0, &mut out), 0);
-        let nan = [[0.0, 0.0], [f32::NAN, 0.0], [1.0, 1.0]];
+        let nan = [[0.0, 0.0], [f32::NAN, 0.0], [1.0, 1.0]].map(Vec2::from);
         assert_eq!(resample_closed(&nan, 1.0, &mut out), 0);
     }
 }

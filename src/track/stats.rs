@@ -24,7 +24,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::batch::TrackBatch;
-use super::generators::P2;
+use crate::geom::Vec2;
 
 /// A vertex is straight when its turn radius exceeds this many half widths.
 pub const STRAIGHT_RADIUS_HW: f64 = 30.0;
@@ -50,7 +50,7 @@ pub struct TrackShape {
 /// corner's mean radius (metres) is passed to `corner_radius`. Fewer than 3 points, or
 /// coincident neighbours (a zero-length segment), give zero turning at those vertices.
 pub fn track_shape(
-    pts: &[P2],
+    pts: &[Vec2],
     half_width_m: f32,
     mut corner_radius: impl FnMut(f64),
 ) -> TrackShape {
@@ -200,7 +200,7 @@ pub struct ShapeAccumulator {
 
 impl ShapeAccumulator {
     /// Adds the track `pts` of half width `half_width_m`.
-    pub fn add(&mut self, pts: &[P2], half_width_m: f32) {
+    pub fn add(&mut self, pts: &[Vec2], half_width_m: f32) {
         let radii = &mut self.radii;
         let s = track_shape(pts, half_width_m, |r| radii.push(r));
         let values = [
@@ -220,7 +220,7 @@ impl ShapeAccumulator {
         let mut pts = Vec::with_capacity(batch.n_max);
         for e in 0..batch.n_envs {
             pts.clear();
-            pts.extend(batch.points(&batch.center, e).iter().map(|c| [c[0], c[1]]));
+            pts.extend(batch.points(&batch.center, e).iter().map(|c| c.truncate()));
             self.add(&pts, half_width_m);
         }
     }

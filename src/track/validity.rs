@@ -20,9 +20,9 @@
 //! The border tests are never skipped as a whole.
 
 use super::chunks::for_close_pairs;
-use super::generators::P2;
 use super::geometry::{curvature_exceeds, dist, dist2, segments_intersect, signed_area2};
 use super::grid::Grid;
+use crate::geom::Vec2;
 use crate::math::{atan2, TAU};
 
 /// Relative slack of the thickness and turn-radius checks.
@@ -42,9 +42,9 @@ pub struct ValidityScratch<'a> {
     /// Arc length per point.
     pub arclen: &'a mut [f32],
     /// Outer then inner border points (`2·n`).
-    pub border: &'a mut [P2],
+    pub border: &'a mut [Vec2],
     /// Border segment midpoints (`2·n`).
-    pub mids: &'a mut [P2],
+    pub mids: &'a mut [Vec2],
     /// Grid buckets.
     pub heads: &'a mut [u32],
     /// Grid links.
@@ -55,22 +55,22 @@ pub struct ValidityScratch<'a> {
 
 /// Left unit normal of point `i` of a closed curve (from the central difference).
 #[inline]
-pub fn left_normal(pts: &[P2], i: usize) -> P2 {
+pub fn left_normal(pts: &[Vec2], i: usize) -> Vec2 {
     let n = pts.len();
     let a = pts[(i + n - 1) % n];
     let b = pts[(i + 1) % n];
     let (tx, ty) = (b[0] - a[0], b[1] - a[1]);
     let len = (tx * tx + ty * ty).sqrt();
     if len > 0.0 {
-        [-ty / len, tx / len]
+        Vec2::new(-ty / len, tx / len)
     } else {
-        [0.0, 0.0]
+        Vec2::new(0.0, 0.0)
     }
 }
 
 /// +1 for a counter-clockwise curve, −1 otherwise.
 #[inline]
-pub fn orientation(pts: &[P2]) -> f32 {
+pub fn orientation(pts: &[Vec2]) -> f32 {
     if signed_area2(pts) >= 0.0 {
         1.0
     } else {
@@ -79,7 +79,7 @@ pub fn orientation(pts: &[P2]) -> f32 {
 }
 
 /// Whether the closed centerline `pts` makes a valid track (see the module doc).
-pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> bool {
+pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> bool {
     let n = pts.len();
     if n < super::resample::MIN_POINTS || !pts.iter().all(|p| p[0].is_finite() && p[1].is_finite())
     {
@@ -149,8 +149,8 @@ pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> 
     for i in 0..n {
         let nl = left_normal(pts, i);
         let p = pts[i];
-        border[i] = [p[0] - sigma * hw * nl[0], p[1] - sigma * hw * nl[1]];
-        border[n + i] = [p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]];
+        border[i] = Vec2::new(p[0] - sigma * hw * nl[0], p[1] - sigma * hw * nl[1]);
+        border[n + i] = Vec2::new(p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]);
     }
     let border = std::mem::take(&mut s.border);
     let simple = simple_polylines(&border[..2 * n], 2, s);
@@ -170,7 +170,7 @@ pub fn is_valid(pts: &[P2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> 
 /// curvature ≤ `k` is the same as a turning angle ≤ `asin(k·|ap| / 2) + asin(k·|pb| / 2)`,
 /// the turn of a circle of radius `1/k` through chords of those lengths. NaN fails.
 #[inline]
-pub fn turn_complies(a: P2, p: P2, b: P2, dot: f32, max_curvature: f32) -> bool {
+pub fn turn_complies(a: Vec2, p: Vec2, b: Vec2, dot: f32, max_curvature: f32) -> bool {
     dot > 0.0 && !curvature_exceeds(a, p, b, max_curvature)
 }
 
@@ -205,7 +205,7 @@ pub fn exempt_gap(arc: f32, longest: f32, n: usize) -> usize {
 /// differ by at most 1 on each axis and `Grid::for_pairs` visits them. The 1 % margin absorbs
 /// the rounding of the midpoints and of `coordinate / cell`: it only matters once coordinates
 /// exceed about 10⁴ cells, and a track's extent is at most `n_max ≤ 4096` segments.
-pub fn simple_polylines(pts: &[P2], parts: usize, s: &mut ValidityScratch<'_>) -> bool {
+pub fn simple_polylines(pts: &[Vec2], parts: usize, s: &mut ValidityScratch<'_>) -> bool {
     let n = pts.len() / parts;
     let seg_end = |k: usize| {
         let q = k / n;
@@ -221,7 +221,7 @@ pub fn simple_polylines(pts: &[P2], parts: usize, s: &mut ValidityScratch<'_>) -
     let mids = &mut s.mids[..pts.len()];
     for (k, m) in mids.iter_mut().enumerate() {
         let (a, b) = (pts[k], pts[seg_end(k)]);
-        *m = [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])];
+        *m = Vec2::new(0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]));
     }
     let grid = Grid::build(s.heads, s.next, s.cells, mids, 1.01 * longest);
     grid.for_pairs(|k, m| {
@@ -241,19 +241,37 @@ mod tests {
         // Issue 14's fold back: the circle through the three points has radius 13.8 m.
         let (a, p, b) = ([108.71, -81.63], [111.31, -79.25], [107.86, -82.75]);
         let dot = (p[0] - a[0]) * (b[0] - p[0]) + (p[1] - a[1]) * (b[1] - p[1]);
-        assert!(!curvature_exceeds(a, p, b, 1.0 / 13.0));
-        assert!(!turn_complies(a, p, b, dot, 1.0 / 13.0));
+        assert!(!curvature_exceeds(a.into(), p.into(), b.into(), 1.0 / 13.0));
+        assert!(!turn_complies(
+            a.into(),
+            p.into(),
+            b.into(),
+            dot,
+            1.0 / 13.0
+        ));
         // The same three points in turning order are a turn of that circle.
         let (a, p, b) = (b, a, p);
         let dot = (p[0] - a[0]) * (b[0] - p[0]) + (p[1] - a[1]) * (b[1] - p[1]);
-        assert!(turn_complies(a, p, b, dot, 1.0 / 13.0));
-        assert!(!turn_complies(a, p, b, dot, 1.0 / 14.5));
-        // A right angle and NaN fail.
-        assert!(!turn_complies([0.0, 0.0], [1.0, 0.0], [1.0, 1.0], 0.0, 1.0));
+        assert!(turn_complies(a.into(), p.into(), b.into(), dot, 1.0 / 13.0));
         assert!(!turn_complies(
-            [f32::NAN, 0.0],
-            [1.0, 0.0],
-            [2.0, 0.0],
+            a.into(),
+            p.into(),
+            b.into(),
+            dot,
+            1.0 / 14.5
+        ));
+        // A right angle and NaN fail.
+        assert!(!turn_complies(
+            Vec2::new(0.0, 0.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(1.0, 1.0),
+            0.0,
+            1.0
+        ));
+        assert!(!turn_complies(
+            Vec2::new(f32::NAN, 0.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(2.0, 0.0),
             f32::NAN,
             1.0
         ));
@@ -307,12 +325,12 @@ mod tests {
             let n = 8 + (case / 2) % 40;
             let offset = if case % 3 == 0 { 3000.0 } else { 0.0 };
             let wobble = 0.3 * (case % 7) as f32 * unit();
-            let mut pts: Vec<P2> = (0..parts * n)
+            let mut pts: Vec<Vec2> = (0..parts * n)
                 .map(|k| {
                     let t = (k % n) as f32 / n as f32 * crate::math::TAU;
                     let r = 20.0 + 4.0 * (k / n) as f32 + 20.0 * wobble * (unit() - 0.5);
                     let (s, c) = crate::math::sin_cos(t);
-                    [offset + r * c, offset + r * s]
+                    Vec2::new(offset + r * c, offset + r * s)
                 })
                 .collect();
             if case % 7 == 0 {
@@ -322,11 +340,12 @@ mod tests {
                 pts[k] = [
                     offset + 70.0 * (unit() - 0.5),
                     offset + 70.0 * (unit() - 0.5),
-                ];
+                ]
+                .into();
             }
             let m = parts * n;
             let (mut arclen, mut border, mut mids) =
-                (vec![0.0; m], vec![[0.0; 2]; m], vec![[0.0; 2]; m]);
+                (vec![0.0; m], vec![Vec2::ZERO; m], vec![Vec2::ZERO; m]);
             let (mut heads, mut next, mut cells) = (
                 vec![0; super::super::grid::buckets_for(m)],
                 vec![0; m],

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use trackgen::course::{Binding, Course, CourseConfig, Mode};
 use trackgen::exec::Launch;
+use trackgen::geom::Vec2;
 use trackgen::math::{sin_cos, TAU};
 use trackgen::preset::Preset;
 use trackgen::rng::LaneRng;
-use trackgen::track::generators::P2;
 use trackgen::track::Stage;
 
 /// A counter-clockwise circle of `points` vertices starting at `(radius, 0)`.
@@ -25,10 +25,10 @@ impl Stage for Circle {
     fn max_points(&self) -> usize {
         self.points
     }
-    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [P2]) -> usize {
+    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [Vec2]) -> usize {
         for (i, p) in out.iter_mut().enumerate().take(self.points) {
             let (s, c) = sin_cos(TAU * i as f32 / self.points as f32);
-            *p = [self.radius_m * c, self.radius_m * s];
+            *p = Vec2::new(self.radius_m * c, self.radius_m * s);
         }
         self.points
     }
@@ -49,26 +49,26 @@ impl Stage for Stadium {
     fn max_points(&self) -> usize {
         2 * (self.straight_m as usize) + 2 * 180
     }
-    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [P2]) -> usize {
+    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [Vec2]) -> usize {
         let (r, l) = (self.radius_m, self.straight_m);
         let mut k = 0;
         let steps = l as usize;
         for i in 0..steps {
-            out[k] = [i as f32, -r];
+            out[k] = Vec2::new(i as f32, -r);
             k += 1;
         }
         for j in 0..180 {
             let (s, c) = sin_cos(TAU * (j as f32 / 360.0 - 0.25));
-            out[k] = [l + r * c, r * s];
+            out[k] = Vec2::new(l + r * c, r * s);
             k += 1;
         }
         for i in 0..steps {
-            out[k] = [l - i as f32, r];
+            out[k] = Vec2::new(l - i as f32, r);
             k += 1;
         }
         for j in 0..180 {
             let (s, c) = sin_cos(TAU * (j as f32 / 360.0 + 0.25));
-            out[k] = [r * c, r * s];
+            out[k] = Vec2::new(r * c, r * s);
             k += 1;
         }
         k

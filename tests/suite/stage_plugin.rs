@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use trackgen::exec::Launch;
+use trackgen::geom::Vec2;
 use trackgen::math::{sin_cos, TAU};
 use trackgen::preset::Preset;
 use trackgen::rng::LaneRng;
-use trackgen::track::generators::P2;
 use trackgen::track::{Pipeline, Stage};
 
 /// Ellipses with a random aspect ratio.
@@ -19,11 +19,11 @@ impl Stage for Ellipse {
     fn max_points(&self) -> usize {
         200
     }
-    fn run_lane(&self, rng: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [P2]) -> usize {
+    fn run_lane(&self, rng: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [Vec2]) -> usize {
         let (a, b) = (rng.range(80.0, 120.0), rng.range(50.0, 80.0));
         for (i, p) in out.iter_mut().enumerate() {
             let (s, c) = sin_cos(TAU * i as f32 / 200.0);
-            *p = [a * c, b * s];
+            *p = Vec2::new(a * c, b * s);
         }
         200
     }
@@ -39,10 +39,10 @@ impl Stage for FigureEight {
     fn max_points(&self) -> usize {
         200
     }
-    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [P2]) -> usize {
+    fn run_lane(&self, _: &mut LaneRng, _: &mut [f32], _: &mut [u32], out: &mut [Vec2]) -> usize {
         for (i, p) in out.iter_mut().enumerate() {
             let (s, c) = sin_cos(TAU * i as f32 / 200.0);
-            *p = [150.0 * s, 100.0 * s * c];
+            *p = Vec2::new(150.0 * s, 100.0 * s * c);
         }
         200
     }

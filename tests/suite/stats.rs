@@ -4,6 +4,7 @@
 
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 
+use trackgen::geom::Vec2;
 use trackgen::track::stats::{track_shape, Summary, TrackShape, STRAIGHT_RADIUS_HW};
 
 /// A turtle path: `(straight length, signed corner turn, corner radius)` legs from the origin at
@@ -45,7 +46,8 @@ fn turtle(legs: &[(f64, f64, f64)], step: f64) -> Vec<[f32; 2]> {
 
 fn shape(pts: &[[f32; 2]], hw: f32) -> (TrackShape, Vec<f64>) {
     let mut radii = Vec::new();
-    let s = track_shape(pts, hw, |r| radii.push(r));
+    let pts: Vec<Vec2> = pts.iter().map(|&p| Vec2::from(p)).collect();
+    let s = track_shape(&pts, hw, |r| radii.push(r));
     (s, radii)
 }
 

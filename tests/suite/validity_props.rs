@@ -8,6 +8,7 @@
 //! issue's fold-back shape as a hand-made fixture.
 
 use proptest::prelude::*;
+use trackgen::geom::Vec2;
 use trackgen::track::grid::buckets_for;
 use trackgen::track::validity::{is_valid, ValidityConsts, ValidityScratch};
 
@@ -19,9 +20,15 @@ const MIN_TURN_RADIUS: f64 = 12.0;
 /// The library's verdict on the f32 rounding of `c`.
 fn library(c: &[P]) -> bool {
     let n = c.len();
-    let pts: Vec<[f32; 2]> = c.iter().map(|p| [p[0] as f32, p[1] as f32]).collect();
-    let (mut arclen, mut border, mut mids) =
-        (vec![0.0; n], vec![[0.0; 2]; 2 * n], vec![[0.0; 2]; 2 * n]);
+    let pts: Vec<Vec2> = c
+        .iter()
+        .map(|p| Vec2::new(p[0] as f32, p[1] as f32))
+        .collect();
+    let (mut arclen, mut border, mut mids) = (
+        vec![0.0; n],
+        vec![Vec2::ZERO; 2 * n],
+        vec![Vec2::ZERO; 2 * n],
+    );
     let (mut heads, mut next, mut cells) =
         (vec![0; buckets_for(2 * n)], vec![0; 2 * n], vec![0; 2 * n]);
     let consts = ValidityConsts {

@@ -2,7 +2,8 @@
 //! segments whose handles follow the neighbour chord, with random handle lengths.
 
 use super::spline::bezier;
-use super::{Stage, P2};
+use super::Stage;
+use crate::geom::Vec2;
 use crate::math::{sin_cos, TAU};
 use crate::rng::LaneRng;
 
@@ -37,18 +38,18 @@ impl Stage for Bezier {
         rng: &mut LaneRng,
         scratch: &mut [f32],
         _: &mut [u32],
-        out: &mut [P2],
+        out: &mut [Vec2],
     ) -> usize {
         let n = self.n_ctrl;
         let (pts, handles) = scratch[..3 * n].split_at_mut(2 * n);
-        let pts: &mut [P2] = bytemuck::cast_slice_mut(pts);
+        let pts: &mut [Vec2] = bytemuck::cast_slice_mut(pts);
         let step = TAU / n as f32;
         for i in 0..n {
             // Stratified angles keep the control polygon simple (sorted by construction).
             let angle = (i as f32 + 0.8 * rng.unit()) * step;
             let r = self.radius_m * (1.0 + self.radius_jitter * rng.signed());
             let (s, c) = sin_cos(angle);
-            pts[i] = [r * c, r * s];
+            pts[i] = Vec2::new(r * c, r * s);
             handles[i] = self.handle * (0.5 + rng.unit());
         }
         let mut written = 0;
@@ -59,14 +60,14 @@ impl Stage for Bezier {
             let next = pts[(i + 2) % n];
             let seg = [d[0] - a[0], d[1] - a[1]];
             let seg_len = (seg[0] * seg[0] + seg[1] * seg[1]).sqrt();
-            let ta = unit([d[0] - prev[0], d[1] - prev[1]]);
-            let td = unit([next[0] - a[0], next[1] - a[1]]);
+            let ta = unit(Vec2::new(d[0] - prev[0], d[1] - prev[1]));
+            let td = unit(Vec2::new(next[0] - a[0], next[1] - a[1]));
             let ha = handles[i] * seg_len;
             let hd = handles[(i + 1) % n] * seg_len;
             let b = [a[0] + ta[0] * ha, a[1] + ta[1] * ha];
             let c = [d[0] - td[0] * hd, d[1] - td[1] * hd];
             for k in 0..SAMPLES {
-                out[written] = bezier(a, b, c, d, k as f32 / SAMPLES as f32);
+                out[written] = bezier(a, b.into(), c.into(), d, k as f32 / SAMPLES as f32);
                 written += 1;
             }
         }
@@ -75,11 +76,11 @@ impl Stage for Bezier {
 }
 
 /// `v / |v|`, or zero for a zero vector.
-pub(crate) fn unit(v: P2) -> P2 {
+pub(crate) fn unit(v: Vec2) -> Vec2 {
     let len = (v[0] * v[0] + v[1] * v[1]).sqrt();
     if len > 0.0 {
-        [v[0] / len, v[1] / len]
+        Vec2::new(v[0] / len, v[1] / len)
     } else {
-        [0.0, 0.0]
+        Vec2::new(0.0, 0.0)
     }
 }

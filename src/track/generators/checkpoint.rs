@@ -4,7 +4,8 @@
 //! never traps it in orbit); after the last checkpoint it aims at a point before the start, then
 //! at the start. The remaining gap is spread over the last quarter of the loop so it closes.
 
-use super::{Stage, P2};
+use super::Stage;
+use crate::geom::Vec2;
 use crate::math::{atan2, sin_cos, wrap_angle, FRAC_PI_2, TAU};
 use crate::rng::LaneRng;
 
@@ -40,10 +41,10 @@ impl Stage for Checkpoint {
         rng: &mut LaneRng,
         scratch: &mut [f32],
         _: &mut [u32],
-        out: &mut [P2],
+        out: &mut [Vec2],
     ) -> usize {
         let n = self.n_checkpoints;
-        let targets: &mut [P2] = bytemuck::cast_slice_mut(&mut scratch[..2 * (n + 2)]);
+        let targets: &mut [Vec2] = bytemuck::cast_slice_mut(&mut scratch[..2 * (n + 2)]);
         let r = self.radius_m;
         let start = [r, 0.0];
         // Checkpoints 1..n at jittered angles; 0 is the start.
@@ -51,13 +52,13 @@ impl Stage for Checkpoint {
             let angle = TAU * (c as f32 + 0.5 * rng.unit()) / n as f32;
             let radius = r * rng.range(self.min_radius_frac, 1.0);
             let (s, co) = sin_cos(angle);
-            *target = [radius * co, radius * s];
+            *target = Vec2::new(radius * co, radius * s);
         }
         // Closing approach: a point behind the start along its tangent, then the start.
         let lead = 4.0 * self.step_m;
-        targets[n] = [r, -lead];
-        targets[n + 1] = start;
-        targets[0] = start;
+        targets[n] = Vec2::new(r, -lead);
+        targets[n + 1] = start.into();
+        targets[0] = start.into();
 
         // Steer toward the current target; move on once the car's polar angle passes the
         // target's (as CarRacing does), so an unreachable target never traps the car in orbit.
@@ -68,7 +69,7 @@ impl Stage for Checkpoint {
         let mut polar = 0.0f32;
         let mut written = 0;
         while written < self.max_steps && swept < TAU {
-            out[written] = pos;
+            out[written] = pos.into();
             written += 1;
             while dest <= n + 1 && swept >= target_angle(targets[dest], dest, n) {
                 dest += 1;
@@ -90,7 +91,7 @@ impl Stage for Checkpoint {
         for k in 0..tail {
             let i = written - tail + k;
             let w = (k + 1) as f32 / (tail + 1) as f32;
-            out[i] = [out[i][0] + w * gap[0], out[i][1] + w * gap[1]];
+            out[i] = Vec2::new(out[i][0] + w * gap[0], out[i][1] + w * gap[1]);
         }
         written
     }
@@ -98,7 +99,7 @@ impl Stage for Checkpoint {
 
 /// The swept polar angle at which target `dest` counts as passed: its own polar angle in
 /// `[0, 2π)`, except the start (`dest = n + 1`), which is passed only at the end of the lap.
-fn target_angle(t: P2, dest: usize, n: usize) -> f32 {
+fn target_angle(t: Vec2, dest: usize, n: usize) -> f32 {
     if dest > n {
         return f32::INFINITY;
     }

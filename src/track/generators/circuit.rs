@@ -45,7 +45,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{Stage, P2};
+use super::Stage;
+use crate::geom::Vec2;
 use crate::math::{sin_cos, PI, TAU};
 use crate::rng::LaneRng;
 
@@ -278,7 +279,7 @@ impl Circuit {
 
     /// Integrates one corner from the origin at heading 0: writes its step points but the last
     /// into `pts` and returns `(count, end point)`.
-    fn integrate_corner(&self, turn: f32, radius: f32, pts: &mut [P2]) -> (usize, P2) {
+    fn integrate_corner(&self, turn: f32, radius: f32, pts: &mut [Vec2]) -> (usize, Vec2) {
         let mag = turn.abs();
         let kappa = if turn < 0.0 {
             -1.0 / radius
@@ -301,9 +302,9 @@ impl Circuit {
         };
         let n_arc = steps(arc_turn, MAX_ARC_STEPS);
         let total = 2 * n_ramp + n_arc;
-        let mut p = [0.0f32, 0.0f32];
+        let mut p = Vec2::ZERO;
         let mut written = 0;
-        let mut step = |k: usize, h: f32, heading: f32, p: &mut P2| {
+        let mut step = |k: usize, h: f32, heading: f32, p: &mut Vec2| {
             let (s, c) = sin_cos(heading);
             p[0] += h * c;
             p[1] += h * s;
@@ -361,13 +362,13 @@ impl Stage for Circuit {
         rng: &mut LaneRng,
         scratch: &mut [f32],
         _scratch_u32: &mut [u32],
-        out: &mut [P2],
+        out: &mut [Vec2],
     ) -> usize {
         let max_legs = self.max_legs();
         let (leg_words, rest) = scratch.split_at_mut(max_legs * LEG_WORDS);
         let (pt_words, count_words) = rest.split_at_mut(max_legs * 2 * MAX_STEPS);
         let legs: &mut [Leg] = bytemuck::cast_slice_mut(leg_words);
-        let local: &mut [P2] = bytemuck::cast_slice_mut(pt_words);
+        let local: &mut [Vec2] = bytemuck::cast_slice_mut(pt_words);
         let counts = &mut count_words[..max_legs];
 
         let n = self.draw_corners(rng, legs);
@@ -457,11 +458,11 @@ impl Stage for Circuit {
         let mut p = [0.0f32, 0.0f32];
         let mut written = 0;
         for (k, leg) in legs.iter().enumerate() {
-            out[written] = p;
+            out[written] = p.into();
             written += 1;
             if leg.straight > 0.0 {
                 p = [p[0] + leg.straight * leg.cos, p[1] + leg.straight * leg.sin];
-                out[written] = p;
+                out[written] = p.into();
                 written += 1;
             }
             let count = counts[k] as usize;
@@ -469,7 +470,8 @@ impl Stage for Circuit {
                 out[written] = [
                     p[0] + (leg.cos * q[0] - leg.sin * q[1]),
                     p[1] + (leg.sin * q[0] + leg.cos * q[1]),
-                ];
+                ]
+                .into();
                 written += 1;
             }
             p = [
@@ -498,7 +500,7 @@ impl Stage for Circuit {
         }
         let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
         for q in &mut out[..written] {
-            *q = [(q[0] - centre[0]) * scale, (q[1] - centre[1]) * scale];
+            *q = Vec2::new((q[0] - centre[0]) * scale, (q[1] - centre[1]) * scale);
         }
         written
     }
@@ -526,7 +528,7 @@ mod tests {
     fn closes_with_total_turning_two_pi() {
         let c = f1_like();
         let mut scratch = vec![f32::NAN; c.scratch_len()];
-        let mut out = vec![[f32::NAN; 2]; c.max_points()];
+        let mut out = vec![Vec2::NAN; c.max_points()];
         let mut closed = 0;
         for e in 0..200 {
             let mut rng = LaneRng::new(7, e, 0, 1);

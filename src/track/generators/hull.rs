@@ -3,7 +3,8 @@
 //! race-track recipe).
 
 use super::spline::{catmull_rom_closed, SAMPLES_PER_SEGMENT};
-use super::{Stage, P2};
+use super::Stage;
+use crate::geom::Vec2;
 use crate::math::{sin_cos, TAU};
 use crate::rng::LaneRng;
 
@@ -34,19 +35,19 @@ impl Stage for Hull {
         rng: &mut LaneRng,
         scratch: &mut [f32],
         _: &mut [u32],
-        out: &mut [P2],
+        out: &mut [Vec2],
     ) -> usize {
         let n = self.n_points;
         let (pts, rest) = scratch.split_at_mut(2 * n);
         let (hull, rest) = rest.split_at_mut(4 * n);
         let poly = &mut rest[..4 * n];
-        let pts: &mut [P2] = bytemuck::cast_slice_mut(pts);
-        let hull: &mut [P2] = bytemuck::cast_slice_mut(hull);
-        let poly: &mut [P2] = bytemuck::cast_slice_mut(poly);
+        let pts: &mut [Vec2] = bytemuck::cast_slice_mut(pts);
+        let hull: &mut [Vec2] = bytemuck::cast_slice_mut(hull);
+        let poly: &mut [Vec2] = bytemuck::cast_slice_mut(poly);
         for p in pts.iter_mut() {
             let r = self.radius_m * 1.25 * rng.unit().sqrt();
             let (s, c) = sin_cos(TAU * rng.unit());
-            *p = [r * c, r * s];
+            *p = Vec2::new(r * c, r * s);
         }
         sort_by_x(pts);
         let h = monotone_chain(pts, hull);
@@ -62,7 +63,8 @@ impl Stage for Hull {
             poly[m] = [
                 0.5 * (a[0] + b[0]) + d * e[1],
                 0.5 * (a[1] + b[1]) - d * e[0],
-            ];
+            ]
+            .into();
             m += 1;
         }
         catmull_rom_closed(&poly[..m], out)
@@ -70,7 +72,7 @@ impl Stage for Hull {
 }
 
 /// Insertion sort by x, then y (small n; deterministic, no allocation).
-fn sort_by_x(pts: &mut [P2]) {
+fn sort_by_x(pts: &mut [Vec2]) {
     for i in 1..pts.len() {
         let mut j = i;
         while j > 0 && (pts[j - 1][0], pts[j - 1][1]) > (pts[j][0], pts[j][1]) {
@@ -80,12 +82,12 @@ fn sort_by_x(pts: &mut [P2]) {
     }
 }
 
-fn cross(o: P2, a: P2, b: P2) -> f32 {
+fn cross(o: Vec2, a: Vec2, b: Vec2) -> f32 {
     (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 }
 
 /// Andrew's monotone chain over x-sorted points; writes the counter-clockwise hull, returns its size.
-fn monotone_chain(pts: &[P2], hull: &mut [P2]) -> usize {
+fn monotone_chain(pts: &[Vec2], hull: &mut [Vec2]) -> usize {
     let mut k = 0;
     for &p in pts {
         while k >= 2 && cross(hull[k - 2], hull[k - 1], p) <= 0.0 {
@@ -111,14 +113,20 @@ mod tests {
 
     #[test]
     fn hull_of_square_with_interior_point() {
-        let mut pts = [[0.0, 0.0], [1.0, 1.0], [0.5, 0.5], [1.0, 0.0], [0.0, 1.0]];
+        let mut pts = [
+            Vec2::new(0.0, 0.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(0.5, 0.5),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(0.0, 1.0),
+        ];
         sort_by_x(&mut pts);
-        let mut hull = [[0.0; 2]; 6];
+        let mut hull = [Vec2::ZERO; 6];
         let h = monotone_chain(&pts, &mut hull);
         assert_eq!(h, 4);
         assert_eq!(
             &hull[..4],
-            &[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
+            &[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]].map(Vec2::from)
         );
     }
 }

@@ -17,6 +17,7 @@ mod voronoi;
 
 use std::sync::Arc;
 
+use crate::geom::Vec2;
 use crate::preset::{GeneratorParams, Preset};
 use crate::rng::LaneRng;
 
@@ -27,9 +28,6 @@ pub use hull::Hull;
 pub use polar::Polar;
 pub use repulsive::Repulsive;
 pub use voronoi::Voronoi;
-
-/// A 2D point or vector in metres.
-pub type P2 = [f32; 2];
 
 /// A generator stage of the track pipeline, run once per env and attempt.
 ///
@@ -60,7 +58,7 @@ pub trait Stage: Send + Sync {
         rng: &mut LaneRng,
         scratch: &mut [f32],
         scratch_u32: &mut [u32],
-        out: &mut [P2],
+        out: &mut [Vec2],
     ) -> usize;
     /// For an iterative stage, the most windows of [`window_lane`](Stage::window_lane) (a hard
     /// cap); 0, the default, makes `run_lane` the whole stage.
@@ -74,7 +72,7 @@ pub trait Stage: Send + Sync {
         &self,
         scratch: &mut [f32],
         scratch_u32: &mut [u32],
-        out: &mut [P2],
+        out: &mut [Vec2],
     ) -> (usize, bool) {
         let _ = (scratch, scratch_u32, out);
         (0, false)

@@ -2,7 +2,8 @@
 //! Catmull–Rom spline.
 
 use super::spline::{catmull_rom_closed, SAMPLES_PER_SEGMENT};
-use super::{Stage, P2};
+use super::Stage;
+use crate::geom::Vec2;
 use crate::math::{sin_cos, TAU};
 use crate::rng::LaneRng;
 
@@ -34,16 +35,16 @@ impl Stage for Polar {
         rng: &mut LaneRng,
         scratch: &mut [f32],
         _: &mut [u32],
-        out: &mut [P2],
+        out: &mut [Vec2],
     ) -> usize {
         let n = self.n_ctrl;
-        let ctrl: &mut [P2] = bytemuck::cast_slice_mut(&mut scratch[..2 * n]);
+        let ctrl: &mut [Vec2] = bytemuck::cast_slice_mut(&mut scratch[..2 * n]);
         let step = TAU / n as f32;
         for (i, c) in ctrl.iter_mut().enumerate() {
             let angle = (i as f32 + self.angle_jitter * rng.signed()) * step;
             let r = self.radius_m * (1.0 + self.radius_jitter * rng.signed());
             let (s, co) = sin_cos(angle);
-            *c = [r * co, r * s];
+            *c = Vec2::new(r * co, r * s);
         }
         catmull_rom_closed(ctrl, out)
     }

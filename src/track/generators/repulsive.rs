@@ -57,7 +57,8 @@
 //! so about 1.4 m apart at the default preset), counter-clockwise.
 
 use super::spline::{catmull_rom_closed, SAMPLES_PER_SEGMENT};
-use super::{Stage, P2};
+use super::Stage;
+use crate::geom::Vec2;
 use crate::math::{sin_cos, PI, TAU};
 use crate::rng::LaneRng;
 use crate::track::geometry::signed_area2;
@@ -268,7 +269,7 @@ impl Stage for Repulsive {
         rng: &mut LaneRng,
         scratch: &mut [f32],
         scratch_u32: &mut [u32],
-        out: &mut [P2],
+        out: &mut [Vec2],
     ) -> usize {
         let n = self.n_points;
         if n < 3 {
@@ -301,7 +302,7 @@ impl Stage for Repulsive {
         &self,
         scratch: &mut [f32],
         scratch_u32: &mut [u32],
-        out: &mut [P2],
+        out: &mut [Vec2],
     ) -> (usize, bool) {
         let n = self.n_points;
         if n < 3 {
@@ -338,7 +339,7 @@ impl Stage for Repulsive {
 
 impl Repulsive {
     /// The scratch split into the flow's arrays, the obstacle discs and the loop state.
-    fn views<'a>(&self, scratch: &'a mut [f32]) -> (Work<'a>, &'a mut [P2], &'a mut [f32]) {
+    fn views<'a>(&self, scratch: &'a mut [f32]) -> (Work<'a>, &'a mut [Vec2], &'a mut [f32]) {
         let n = self.n_points;
         let np = self.padded();
         let (xs, rest) = scratch.split_at_mut(np);
@@ -372,12 +373,12 @@ impl Repulsive {
     }
 
     /// Writes the closed Catmull–Rom spline through the current points (metres) into `out`.
-    fn write_curve(&self, w: &mut Work<'_>, out: &mut [P2]) -> usize {
+    fn write_curve(&self, w: &mut Work<'_>, out: &mut [Vec2]) -> usize {
         let (_, target_m) = self.consts();
         let seg = target_m / self.n_points as f32;
-        let ctrl: &mut [P2] = bytemuck::cast_slice_mut(&mut w.tmp[..]);
+        let ctrl: &mut [Vec2] = bytemuck::cast_slice_mut(&mut w.tmp[..]);
         for (i, p) in ctrl.iter_mut().enumerate() {
-            *p = [w.xs[i] * seg, w.ys[i] * seg];
+            *p = Vec2::new(w.xs[i] * seg, w.ys[i] * seg);
         }
         // The flow keeps the start curve's orientation; this only guards the contract.
         if signed_area2(ctrl) < 0.0 {
@@ -451,7 +452,7 @@ fn initial_curve(rng: &mut LaneRng, c: &Consts, w: &mut Work<'_>) {
 /// Squared distance from `p` to the segment `a b`, and the segment parameter of the nearest
 /// point.
 #[inline]
-fn segment_dist2(p: P2, a: P2, b: P2) -> (f32, f32) {
+fn segment_dist2(p: Vec2, a: Vec2, b: Vec2) -> (f32, f32) {
     let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
     let e2 = ex * ex + ey * ey;
     let t = if e2 > 0.0 {
@@ -465,7 +466,7 @@ fn segment_dist2(p: P2, a: P2, b: P2) -> (f32, f32) {
 }
 
 /// Places up to `obstacles.len()` obstacle centres by bounded rejection; returns how many.
-fn place_obstacles(rng: &mut LaneRng, c: &Consts, w: &Work<'_>, obstacles: &mut [P2]) -> usize {
+fn place_obstacles(rng: &mut LaneRng, c: &Consts, w: &Work<'_>, obstacles: &mut [Vec2]) -> usize {
     let n = c.n;
     let from_curve = c.ro + OBSTACLE_CLEAR * c.soft;
     let apart = 2.0 * (c.ro + c.hw);
@@ -483,10 +484,10 @@ fn place_obstacles(rng: &mut LaneRng, c: &Consts, w: &Work<'_>, obstacles: &mut 
                 let j = next(i, n);
                 let a = [w.xs[i], w.ys[i]];
                 let b = [w.xs[j], w.ys[j]];
-                segment_dist2(p, a, b).0 >= from_curve * from_curve
+                segment_dist2(p.into(), a.into(), b.into()).0 >= from_curve * from_curve
             });
             if clear_of_others && clear_of_curve {
-                obstacles[placed] = p;
+                obstacles[placed] = p.into();
                 placed += 1;
                 break;
             }
@@ -617,7 +618,7 @@ fn spring_forces(c: &Consts, w: &mut Work<'_>, rest: f32) {
 }
 
 /// Quadratic barriers: points near the wall, edges near an obstacle.
-fn barrier_forces(c: &Consts, w: &mut Work<'_>, obstacles: &[P2]) {
+fn barrier_forces(c: &Consts, w: &mut Work<'_>, obstacles: &[Vec2]) {
     let n = c.n;
     for i in 0..n {
         let (x, y) = (w.xs[i], w.ys[i]);
@@ -634,7 +635,7 @@ fn barrier_forces(c: &Consts, w: &mut Work<'_>, obstacles: &[P2]) {
         let a = [w.xs[i], w.ys[i]];
         let b = [w.xs[j], w.ys[j]];
         for o in obstacles {
-            let (d2, t) = segment_dist2(*o, a, b);
+            let (d2, t) = segment_dist2(*o, a.into(), b.into());
             let d = d2.sqrt();
             let s = d - c.ro;
             if s < c.soft && d > 0.0 {
@@ -669,7 +670,7 @@ fn smooth_forces(c: &Consts, w: &mut Work<'_>) {
 
 /// Moves every point by its clamped displacement plus bending, projects it out of the hard
 /// zones, and returns the largest distance a point moved.
-fn step(c: &Consts, w: &mut Work<'_>, obstacles: &[P2]) -> f32 {
+fn step(c: &Consts, w: &mut Work<'_>, obstacles: &[Vec2]) -> f32 {
     let n = c.n;
     // Bending displacements from the positions before the step (Jacobi).
     for i in 0..n {
@@ -714,7 +715,7 @@ fn step(c: &Consts, w: &mut Work<'_>, obstacles: &[P2]) -> f32 {
         for o in obstacles {
             let a = [w.xs[i], w.ys[i]];
             let b = [w.xs[j], w.ys[j]];
-            let (d2, t) = segment_dist2(*o, a, b);
+            let (d2, t) = segment_dist2(*o, a.into(), b.into());
             if d2 < keep * keep && d2 > 0.0 {
                 let d = d2.sqrt();
                 let qx = a[0] + t * (b[0] - a[0]) - o[0];
@@ -749,10 +750,10 @@ mod tests {
 
     /// Runs `r` for `env` with a scratch buffer poisoned by `poison`; returns the curve and the
     /// obstacle centres in metres (unplaced obstacle slots keep the poison).
-    fn run(r: &Repulsive, env: u64, poison: f32) -> (Vec<P2>, Vec<P2>) {
+    fn run(r: &Repulsive, env: u64, poison: f32) -> (Vec<Vec2>, Vec<Vec2>) {
         let mut scratch = vec![poison; r.scratch_len()];
         let mut scratch_u32 = vec![poison.to_bits(); r.scratch_u32_len()];
-        let mut out = vec![[f32::NAN; 2]; r.max_points()];
+        let mut out = vec![Vec2::NAN; r.max_points()];
         let mut rng = LaneRng::new(11, env, 0, crate::rng::stream::GENERATE);
         // As the pipeline runs it: set-up, then windows while the lane is active.
         let mut m = r.run_lane(&mut rng, &mut scratch, &mut scratch_u32, &mut out);
@@ -769,12 +770,12 @@ mod tests {
         let at = 8 * r.padded() + 3 * r.n_points;
         let obstacles = scratch[at..at + 2 * r.n_obstacles]
             .chunks_exact(2)
-            .map(|o| [o[0] * seg, o[1] * seg])
+            .map(|o| Vec2::new(o[0] * seg, o[1] * seg))
             .collect();
         (out, obstacles)
     }
 
-    fn length(pts: &[P2]) -> f32 {
+    fn length(pts: &[Vec2]) -> f32 {
         let n = pts.len();
         (0..n)
             .map(|i| crate::track::geometry::dist(pts[i], pts[(i + 1) % n]))
@@ -806,7 +807,7 @@ mod tests {
             let mut placed = 0;
             for env in 0..100 {
                 let (pts, obstacles) = run(&r, env, f32::NAN);
-                let obstacles: Vec<P2> =
+                let obstacles: Vec<Vec2> =
                     obstacles.into_iter().filter(|o| o[0].is_finite()).collect();
                 placed += obstacles.len();
                 for p in &pts {
@@ -831,7 +832,7 @@ mod tests {
     #[test]
     fn output_is_a_pure_function_of_the_stream() {
         let r = preset();
-        let bytes = |v: &[P2]| bytemuck::cast_slice::<P2, u8>(v).to_vec();
+        let bytes = |v: &[Vec2]| bytemuck::cast_slice::<Vec2, u8>(v).to_vec();
         for env in 0..10 {
             let a = run(&r, env, 0.0).0;
             assert_eq!(bytes(&a), bytes(&run(&r, env, f32::NAN).0));
@@ -874,7 +875,7 @@ mod tests {
         for env in 0..50 {
             let mut rng = LaneRng::new(3, env, 0, 1);
             initial_curve(&mut rng, &c, &mut w);
-            let mut obstacles = [[0.0f32; 2]; 8];
+            let mut obstacles = [Vec2::ZERO; 8];
             let k = place_obstacles(&mut rng, &c, &w, &mut obstacles);
             total += k;
             for (a, o) in obstacles[..k].iter().enumerate() {
@@ -885,7 +886,9 @@ mod tests {
                 }
                 for i in 0..n {
                     let j = next(i, n);
-                    let d2 = segment_dist2(*o, [w.xs[i], w.ys[i]], [w.xs[j], w.ys[j]]).0;
+                    let d2 =
+                        segment_dist2(*o, Vec2::new(w.xs[i], w.ys[i]), Vec2::new(w.xs[j], w.ys[j]))
+                            .0;
                     assert!(d2.sqrt() >= c.ro + OBSTACLE_CLEAR * c.soft - 1e-4);
                 }
             }
@@ -969,7 +972,7 @@ mod tests {
             n_points: 2,
             ..preset()
         };
-        let mut out = vec![[0.0; 2]; tiny.max_points()];
+        let mut out = vec![Vec2::ZERO; tiny.max_points()];
         let mut scratch = vec![0.0; tiny.scratch_len()];
         let mut scratch_u32 = vec![0; tiny.scratch_u32_len()];
         assert_eq!(

@@ -1,13 +1,13 @@
 //! Closed curves through control points: centripetal-free uniform Catmull–Rom and cubic Bézier.
 
-use super::P2;
+use crate::geom::Vec2;
 
 /// Samples per control segment written by [`catmull_rom_closed`].
 pub const SAMPLES_PER_SEGMENT: usize = 12;
 
 /// Evaluates a cubic Bézier `(a, b, c, d)` at `t ∈ [0, 1]`.
 #[inline]
-pub fn bezier(a: P2, b: P2, c: P2, d: P2, t: f32) -> P2 {
+pub fn bezier(a: Vec2, b: Vec2, c: Vec2, d: Vec2, t: f32) -> Vec2 {
     let s = 1.0 - t;
     let w0 = s * s * s;
     let w1 = 3.0 * s * s * t;
@@ -17,11 +17,12 @@ pub fn bezier(a: P2, b: P2, c: P2, d: P2, t: f32) -> P2 {
         w0 * a[0] + w1 * b[0] + w2 * c[0] + w3 * d[0],
         w0 * a[1] + w1 * b[1] + w2 * c[1] + w3 * d[1],
     ]
+    .into()
 }
 
 /// Samples the closed uniform Catmull–Rom spline through `ctrl` into `out`
 /// ([`SAMPLES_PER_SEGMENT`] points per control point); returns the number written.
-pub fn catmull_rom_closed(ctrl: &[P2], out: &mut [P2]) -> usize {
+pub fn catmull_rom_closed(ctrl: &[Vec2], out: &mut [Vec2]) -> usize {
     let n = ctrl.len();
     let mut written = 0;
     for i in 0..n {
@@ -37,7 +38,7 @@ pub fn catmull_rom_closed(ctrl: &[P2], out: &mut [P2]) -> usize {
                 return written;
             }
             let t = k as f32 / SAMPLES_PER_SEGMENT as f32;
-            out[written] = bezier(p1, b, c, p2, t);
+            out[written] = bezier(p1, b.into(), c.into(), p2, t);
             written += 1;
         }
     }

@@ -29,7 +29,8 @@
 //! on a fresh stream; so does an outline longer than `8 · grid` pixel edges (never seen for the
 //! cleaned masks). Every loop is bounded by the raster size or by [`Stage::max_points`].
 
-use super::{Stage, P2};
+use super::Stage;
+use crate::geom::Vec2;
 use crate::rng::LaneRng;
 use crate::track::geometry::signed_area2;
 
@@ -120,7 +121,7 @@ impl Stage for Voronoi {
         rng: &mut LaneRng,
         scratch: &mut [f32],
         scratch_u32: &mut [u32],
-        out: &mut [P2],
+        out: &mut [Vec2],
     ) -> usize {
         let n = self.n_sites;
         let g = self.grid;
@@ -134,7 +135,7 @@ impl Stage for Voronoi {
         let (xs, rest) = rest.split_at_mut(g);
         let (mask, rest) = rest.split_at_mut(g * g);
         let work = &mut rest[..self.work_len()];
-        let sites: &mut [P2] = bytemuck::cast_slice_mut(sites);
+        let sites: &mut [Vec2] = bytemuck::cast_slice_mut(sites);
 
         draw_sites(rng, self.radius_m, sites);
         let labels = &mut scratch_u32[..g * g];
@@ -162,7 +163,7 @@ impl Stage for Voronoi {
         fill_pinches(mask, g);
         fill_holes(mask, queue, g);
 
-        let curve = bytemuck::cast_slice_mut::<f32, P2>(&mut work[..2 * self.max_points()]);
+        let curve = bytemuck::cast_slice_mut::<f32, Vec2>(&mut work[..2 * self.max_points()]);
         let m = self.trace(mask, curve);
         if m < 3 {
             return 0;
@@ -180,7 +181,7 @@ impl Voronoi {
     /// Writes the nearest-site label of every pixel ([`OUTSIDE`] outside the clipped disc); `xs`
     /// receives the pixel centres' x and `best` one row of squared distances. Sites are visited
     /// in index order with a strict `<`, so ties go to the lower index.
-    fn label_pixels(&self, sites: &[P2], xs: &mut [f32], best: &mut [f32], labels: &mut [u32]) {
+    fn label_pixels(&self, sites: &[Vec2], xs: &mut [f32], best: &mut [f32], labels: &mut [u32]) {
         let g = self.grid;
         let h = self.pixel_m();
         let clip = self.radius_m - 1.5 * h;
@@ -215,7 +216,7 @@ impl Voronoi {
     /// bottom-left corner of the first inside pixel, writing `substeps` points per pixel edge
     /// in metres. Returns the number of points, or 0 if the outline is longer than
     /// [`Self::max_edges`] or the mask is empty.
-    fn trace(&self, mask: &[f32], curve: &mut [P2]) -> usize {
+    fn trace(&self, mask: &[f32], curve: &mut [Vec2]) -> usize {
         const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
         let g = self.grid as i32;
         let Some(first) = mask.iter().position(|&m| m == INSIDE) else {
@@ -246,7 +247,7 @@ impl Voronoi {
             let (dx, dy) = DIRS[d];
             for k in 0..s {
                 let t = k as f32 * sub;
-                curve[written] = [x0 + t * dx as f32, y0 + t * dy as f32];
+                curve[written] = Vec2::new(x0 + t * dx as f32, y0 + t * dy as f32);
                 written += 1;
             }
             cx += dx;
@@ -271,16 +272,16 @@ impl Voronoi {
 }
 
 /// Draws sites uniform in the disc of radius `r`.
-fn draw_sites(rng: &mut LaneRng, r: f32, sites: &mut [P2]) {
+fn draw_sites(rng: &mut LaneRng, r: f32, sites: &mut [Vec2]) {
     for p in sites.iter_mut() {
         let radius = r * rng.unit().sqrt();
         let (s, c) = crate::math::sin_cos(crate::math::TAU * rng.unit());
-        *p = [radius * c, radius * s];
+        *p = Vec2::new(radius * c, radius * s);
     }
 }
 
 /// The index of the site nearest the origin (the first on ties).
-fn nearest_to_origin(sites: &[P2]) -> usize {
+fn nearest_to_origin(sites: &[Vec2]) -> usize {
     let mut best = 0;
     let mut best_d2 = f32::INFINITY;
     for (s, p) in sites.iter().enumerate() {
@@ -497,7 +498,7 @@ fn fill_holes(mask: &mut [f32], queue: &mut [u32], g: usize) {
 
 /// One pass of the cyclic box filter of half-width `half` (`half < src.len()`), summed in a
 /// fixed order.
-fn box_filter(src: &[P2], half: usize, dst: &mut [P2]) {
+fn box_filter(src: &[Vec2], half: usize, dst: &mut [Vec2]) {
     let m = src.len();
     let w = 1.0 / (2 * half + 1) as f32;
     for (i, d) in dst.iter_mut().enumerate() {
@@ -509,12 +510,12 @@ fn box_filter(src: &[P2], half: usize, dst: &mut [P2]) {
             sx += a[0] + b[0];
             sy += a[1] + b[1];
         }
-        *d = [sx * w, sy * w];
+        *d = Vec2::new(sx * w, sy * w);
     }
 }
 
 /// Centres the curve on its point mean and makes it counter-clockwise.
-fn finish(curve: &mut [P2]) {
+fn finish(curve: &mut [Vec2]) {
     let m = curve.len();
     let (mut cx, mut cy) = (0.0f32, 0.0f32);
     for p in curve.iter() {
@@ -524,7 +525,7 @@ fn finish(curve: &mut [P2]) {
     cx /= m as f32;
     cy /= m as f32;
     for p in curve.iter_mut() {
-        *p = [p[0] - cx, p[1] - cy];
+        *p = Vec2::new(p[0] - cx, p[1] - cy);
     }
     // The tracing already walks counter-clockwise; this only guards the contract.
     if signed_area2(curve) < 0.0 {
@@ -541,7 +542,7 @@ pub(super) mod tests {
     /// computed in `f64`, where they are exact for `f32` inputs up to rounding of the final sum,
     /// so collinear neighbours on a smoothed staircase are not reported as crossings.
     pub(in crate::track::generators) fn check_loop(
-        pts: &[P2],
+        pts: &[Vec2],
         max_step_m: f32,
     ) -> Result<(), String> {
         let m = pts.len();
@@ -607,10 +608,10 @@ pub(super) mod tests {
     }
 
     /// Runs `v` for `(seed, env)` with a scratch buffer poisoned by `poison`.
-    fn run(v: &Voronoi, env: u64, poison: f32) -> Vec<P2> {
+    fn run(v: &Voronoi, env: u64, poison: f32) -> Vec<Vec2> {
         let mut scratch = vec![poison; v.scratch_len()];
         let mut scratch_u32 = vec![poison.to_bits(); v.scratch_u32_len()];
-        let mut out = vec![[f32::NAN; 2]; v.max_points()];
+        let mut out = vec![Vec2::NAN; v.max_points()];
         let mut rng = LaneRng::new(7, env, 0, crate::rng::stream::GENERATE);
         let m = v.run_lane(&mut rng, &mut scratch, &mut scratch_u32, &mut out);
         assert!(m <= v.max_points());
@@ -680,12 +681,12 @@ pub(super) mod tests {
             let b = run(&v, env, f32::NAN);
             let c = run(&v, env, -1.0e30);
             assert_eq!(
-                bytemuck::cast_slice::<P2, u8>(&a),
-                bytemuck::cast_slice::<P2, u8>(&b)
+                bytemuck::cast_slice::<Vec2, u8>(&a),
+                bytemuck::cast_slice::<Vec2, u8>(&b)
             );
             assert_eq!(
-                bytemuck::cast_slice::<P2, u8>(&a),
-                bytemuck::cast_slice::<P2, u8>(&c)
+                bytemuck::cast_slice::<Vec2, u8>(&a),
+                bytemuck::cast_slice::<Vec2, u8>(&c)
             );
         }
         assert_ne!(run(&v, 0, 0.0), run(&v, 1, 0.0));
@@ -717,11 +718,11 @@ pub(super) mod tests {
             radius_m: 3.0 * MAX_STEP_M,
         };
         assert_eq!(v.substeps(), 1);
-        let mut curve = vec![[0.0; 2]; v.max_points()];
+        let mut curve = vec![Vec2::ZERO; v.max_points()];
         let m = v.trace(&mask, &mut curve);
         assert_eq!(m, 10);
         let h = v.pixel_m();
-        let corner = |i: f32, j: f32| [-v.radius_m + i * h, -v.radius_m + j * h];
+        let corner = |i: f32, j: f32| Vec2::new(-v.radius_m + i * h, -v.radius_m + j * h);
         let expected = [
             corner(1.0, 1.0),
             corner(2.0, 1.0),
