@@ -1,7 +1,7 @@
 //! The Bézier generator: stratified random control points joined by closed cubic Bézier
 //! segments whose handles follow the neighbour chord, with random handle lengths.
 
-use super::spline::bezier;
+use crate::geom::bezier;
 use super::Stage;
 use crate::geom::Vec2;
 use crate::math::{sin_cos, TAU};
