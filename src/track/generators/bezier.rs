@@ -1,8 +1,8 @@
 //! The Bézier generator: stratified random control points joined by closed cubic Bézier
 //! segments whose handles follow the neighbour chord, with random handle lengths.
 
-use crate::geom::bezier;
 use super::Stage;
+use crate::geom::bezier;
 use crate::geom::Vec2;
 use crate::math::{sin_cos, TAU};
 use crate::rng::LaneRng;

@@ -11,6 +11,7 @@ mod checkpoint;
 mod circuit;
 mod hull;
 mod polar;
+mod raster;
 mod repulsive;
 pub mod spline;
 mod voronoi;

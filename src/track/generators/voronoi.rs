@@ -29,6 +29,7 @@
 //! on a fresh stream; so does an outline longer than `8 · grid` pixel edges (never seen for the
 //! cleaned masks). Every loop is bounded by the raster size or by [`Stage::max_points`].
 
+use super::raster::{clear_border, fill_holes, fill_pinches, keep_largest, morph, EMPTY, INSIDE};
 use super::Stage;
 use crate::geom::Vec2;
 use crate::rng::LaneRng;
@@ -53,13 +54,6 @@ const MAX_STEP_M: f32 = 2.5;
 const MORPH_FRAC: f32 = 1.0 / 8.0;
 /// Standard deviation of the outline smoothing, as a fraction of `radius_m`.
 const SMOOTH_FRAC: f32 = 1.0 / 8.0;
-/// Passes of checkerboard filling (one almost always suffices).
-const PINCH_PASSES: usize = 8;
-
-/// Pixel mask values.
-const EMPTY: f32 = 0.0;
-const INSIDE: f32 = 1.0;
-const MARKED: f32 = 2.0;
 
 /// The label of a pixel outside the clipped disc.
 const OUTSIDE: u32 = u32::MAX;
@@ -342,157 +336,6 @@ fn grow_region(
         if let Some(c) = (0..n).filter(|&c| is_candidate(selected, c)).nth(pick) {
             selected[c] = 1.0;
         }
-    }
-}
-
-/// Dilates (`grow`) or erodes the 0/1 mask with a `(2k+1)²` square, separably through `tmp`
-/// with sliding window counts (`col` holds one row of column counts; all sums are small
-/// integers, exact in `f32`). Pixels off the raster count as empty.
-fn morph(mask: &mut [f32], tmp: &mut [f32], col: &mut [f32], g: usize, k: usize, grow: bool) {
-    if k == 0 {
-        return;
-    }
-    let full = (2 * k + 1) as f32;
-    let decide = |count: f32| {
-        let hit = if grow { count > 0.0 } else { count == full };
-        if hit {
-            INSIDE
-        } else {
-            EMPTY
-        }
-    };
-    for (src, dst) in mask.chunks_exact(g).zip(tmp.chunks_exact_mut(g)) {
-        let mut count: f32 = src[..k.min(g)].iter().sum();
-        for i in 0..g {
-            if i + k < g {
-                count += src[i + k];
-            }
-            if i > k {
-                count -= src[i - k - 1];
-            }
-            dst[i] = decide(count);
-        }
-    }
-    col.fill(0.0);
-    for j in 0..k.min(g) {
-        for (c, &t) in col.iter_mut().zip(&tmp[j * g..(j + 1) * g]) {
-            *c += t;
-        }
-    }
-    for j in 0..g {
-        if j + k < g {
-            for (c, &t) in col.iter_mut().zip(&tmp[(j + k) * g..(j + k + 1) * g]) {
-                *c += t;
-            }
-        }
-        if j > k {
-            for (c, &t) in col.iter_mut().zip(&tmp[(j - k - 1) * g..(j - k) * g]) {
-                *c -= t;
-            }
-        }
-        for (m, &c) in mask[j * g..(j + 1) * g].iter_mut().zip(col.iter()) {
-            *m = decide(c);
-        }
-    }
-}
-
-/// Empties the raster's outermost ring of pixels.
-fn clear_border(mask: &mut [f32], g: usize) {
-    for t in 0..g {
-        mask[t] = EMPTY;
-        mask[(g - 1) * g + t] = EMPTY;
-        mask[t * g] = EMPTY;
-        mask[t * g + g - 1] = EMPTY;
-    }
-}
-
-/// Sets to `to` every pixel equal to `from` that is 4-reachable from `start` through such
-/// pixels (breadth first; `queue` holds pixel indices, each pushed once). Returns how many.
-fn flood(mask: &mut [f32], queue: &mut [u32], g: usize, start: usize, from: f32, to: f32) -> usize {
-    if mask[start] != from {
-        return 0;
-    }
-    mask[start] = to;
-    queue[0] = start as u32;
-    let (mut head, mut tail) = (0, 1);
-    while head < tail {
-        let p = queue[head] as usize;
-        head += 1;
-        let (i, j) = (p % g, p / g);
-        let neighbours = [
-            (i > 0).then(|| p - 1),
-            (i + 1 < g).then(|| p + 1),
-            (j > 0).then(|| p - g),
-            (j + 1 < g).then(|| p + g),
-        ];
-        for q in neighbours.into_iter().flatten() {
-            if mask[q] == from {
-                mask[q] = to;
-                queue[tail] = q as u32;
-                tail += 1;
-            }
-        }
-    }
-    tail
-}
-
-/// Keeps only the largest 4-connected component of inside pixels (the first found, in raster
-/// order, on ties). Components are numbered from `MARKED + 1` while they are measured.
-fn keep_largest(mask: &mut [f32], queue: &mut [u32], g: usize) {
-    let mut id = MARKED;
-    let mut best_id = EMPTY;
-    let mut best_size = 0;
-    for p in 0..g * g {
-        if mask[p] == INSIDE {
-            id += 1.0;
-            let size = flood(mask, queue, g, p, INSIDE, id);
-            if size > best_size {
-                best_size = size;
-                best_id = id;
-            }
-        }
-    }
-    for m in mask.iter_mut() {
-        *m = if best_id != EMPTY && *m == best_id {
-            INSIDE
-        } else {
-            EMPTY
-        };
-    }
-}
-
-/// Fills both empty pixels of every 2×2 block whose inside pixels touch only diagonally, so that
-/// the outline never meets itself at a corner. Repeats (bounded) while a pass filled something.
-fn fill_pinches(mask: &mut [f32], g: usize) {
-    for _ in 0..PINCH_PASSES {
-        let mut changed = false;
-        for j in 0..g - 1 {
-            for i in 0..g - 1 {
-                let a = j * g + i;
-                let (b, c, d) = (a + 1, a + g, a + g + 1);
-                let diag = mask[a] == INSIDE && mask[d] == INSIDE;
-                let anti = mask[b] == INSIDE && mask[c] == INSIDE;
-                if diag != anti {
-                    let (e0, e1) = if diag { (b, c) } else { (a, d) };
-                    if mask[e0] == EMPTY && mask[e1] == EMPTY {
-                        mask[e0] = INSIDE;
-                        mask[e1] = INSIDE;
-                        changed = true;
-                    }
-                }
-            }
-        }
-        if !changed {
-            return;
-        }
-    }
-}
-
-/// Makes every pixel not 4-reachable from the raster corner through empty pixels inside.
-fn fill_holes(mask: &mut [f32], queue: &mut [u32], g: usize) {
-    flood(mask, queue, g, 0, EMPTY, MARKED);
-    for m in mask.iter_mut() {
-        *m = if *m == MARKED { EMPTY } else { INSIDE };
     }
 }
 
