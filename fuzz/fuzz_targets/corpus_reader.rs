@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use trackgen::corpus::{write_corpus, Corpus, ARRAYS, MANIFEST_FILE};
+use trackgen::corpus::{arrays_for, stored, write_corpus, Corpus, MANIFEST_FILE};
 use trackgen::exec::Launch;
 use trackgen::preset::Preset;
 
@@ -27,7 +27,10 @@ fn corpus() -> &'static (PathBuf, Vec<(String, Vec<u8>)>) {
         let preset = Preset::load("track").expect("built-in preset");
         write_corpus(&dir, &preset, 1, 0, 0..4, 4, Launch::new(), &mut |_| {}).expect("corpus");
         let files = std::iter::once(MANIFEST_FILE.to_string())
-            .chain(ARRAYS.iter().map(|(name, _, _)| format!("{name}.npy")))
+            .chain(
+                stored(arrays_for(None).expect("the track corpus's arrays"))
+                    .map(|(_, array)| format!("{}.npy", array.name)),
+            )
             .map(|name| {
                 let bytes = std::fs::read(dir.join(&name)).expect("corpus file");
                 (name, bytes)
