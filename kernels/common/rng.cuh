@@ -26,8 +26,10 @@
     X(SCENE_GATES, 0x5C000003u)       \
     X(USER, 1u << 16)
 
-#define TG_STREAM_CONSTANT(name, value) static constexpr tg_u32 TG_STREAM_##name = (value);
-TG_STREAM_IDS(TG_STREAM_CONSTANT)
+// Enumerators (not `static constexpr` variables, which NVRTC reports as unused in every kernel
+// that does not read them all).
+#define TG_STREAM_CONSTANT(name, value) TG_STREAM_##name = (value),
+enum tg_stream_id : tg_u32 { TG_STREAM_IDS(TG_STREAM_CONSTANT) };
 #undef TG_STREAM_CONSTANT
 
 // The stream word of id `stage` at retry `attempt` (attempts live in the top byte).
