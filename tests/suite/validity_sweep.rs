@@ -14,10 +14,10 @@
 use std::time::Instant;
 
 use rayon::prelude::*;
-use trackgen::course::GatePipeline;
+use trackgen::course::{Courses, Mode};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, BUILTIN};
-use trackgen::track::Pipeline;
+use trackgen::track::generators;
 
 /// Envs generated per batch: bounds the sweep's memory whatever its size.
 const BATCH: usize = 4096;
@@ -38,52 +38,38 @@ impl Row {
     }
 }
 
-/// Tracks of preset `name`, envs `0..envs` of `seed`: counts those flagged valid and checks each
-/// of them (and every fallback) against the f64 oracle.
-fn sweep_tracks(name: &str, envs: usize, seed: u64) -> Row {
+/// Preset `name` as `mode` (tracks, or gate courses), envs `0..envs` of `seed`: counts those
+/// flagged valid and checks each of them (and every fallback) against the mode's f64 oracle.
+fn sweep_one(name: &str, mode: Mode, envs: usize, seed: u64) -> Row {
     let p = Preset::load(name).unwrap();
     let start = Instant::now();
-    let mut pipe = Pipeline::new(&p, BATCH.min(envs), Launch::new()).unwrap();
+    let stage = generators::from_preset(&p);
+    let mut courses =
+        Courses::with_stage(mode, &p, stage, BATCH.min(envs), 0, Launch::new()).unwrap();
     let (mut valid, mut failures) = (0, Vec::new());
     for base in (0..envs).step_by(BATCH) {
-        let mut batch = pipe.new_batch(base as u64).unwrap();
-        pipe.generate(seed, 0, &mut batch).unwrap();
+        courses.set_env_base(base as u64);
+        courses.generate(seed, 0).unwrap();
         let live = (envs - base).min(BATCH);
-        valid += batch.valid[..live].iter().filter(|&&v| v == 1).count();
+        let flags = match &courses {
+            Courses::Track { batch, .. } => &batch.valid,
+            Courses::Gates { batch, .. } => &batch.valid,
+        };
+        valid += flags[..live].iter().filter(|&&v| v == 1).count();
         failures.par_extend((0..live).into_par_iter().filter_map(|e| {
-            crate::track_oracle::brute_force(&batch, e, &p)
-                .map(|why| format!("env {} (valid {}): {why}", base + e, batch.valid[e]))
+            match &courses {
+                Courses::Track { batch, .. } => crate::track_oracle::brute_force(batch, e, &p),
+                Courses::Gates { batch, .. } => crate::course_gates::brute_force(batch, e, &p),
+            }
+            .map(|why| format!("env {} (valid {}): {why}", base + e, flags[e]))
         }));
     }
     Row {
         name: name.into(),
-        kind: "track",
-        envs,
-        valid,
-        failures,
-        seconds: start.elapsed().as_secs_f64(),
-    }
-}
-
-/// Gate courses of preset `name`, envs `0..envs` of `seed`, each against the gate oracle.
-fn sweep_gates(name: &str, envs: usize, seed: u64) -> Row {
-    let p = Preset::load(name).unwrap();
-    let start = Instant::now();
-    let mut pipe = GatePipeline::new(&p, BATCH.min(envs), Launch::new()).unwrap();
-    let (mut valid, mut failures) = (0, Vec::new());
-    for base in (0..envs).step_by(BATCH) {
-        let mut batch = pipe.new_batch(base as u64).unwrap();
-        pipe.generate(seed, 0, &mut batch).unwrap();
-        let live = (envs - base).min(BATCH);
-        valid += batch.valid[..live].iter().filter(|&&v| v == 1).count();
-        failures.par_extend((0..live).into_par_iter().filter_map(|e| {
-            crate::course_gates::brute_force(&batch, e, &p)
-                .map(|why| format!("env {} (valid {}): {why}", base + e, batch.valid[e]))
-        }));
-    }
-    Row {
-        name: name.into(),
-        kind: "gates",
+        kind: match mode {
+            Mode::Track => "track",
+            Mode::Gates => "gates",
+        },
         envs,
         valid,
         failures,
@@ -108,10 +94,10 @@ fn sweep(envs: usize, seed: u64, min_yield: f64) {
         );
     };
     for (name, _) in BUILTIN {
-        rows.push(sweep_tracks(name, envs, seed));
+        rows.push(sweep_one(name, Mode::Track, envs, seed));
         progress(rows.last().unwrap());
         if Preset::load(name).unwrap().gates.is_some() {
-            rows.push(sweep_gates(name, envs, seed));
+            rows.push(sweep_one(name, Mode::Gates, envs, seed));
             progress(rows.last().unwrap());
         }
     }
