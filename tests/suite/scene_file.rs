@@ -191,28 +191,20 @@ fn structural_damage_behind_a_valid_checksum_is_named() {
     };
     // The first node's first child that is a node, and the first child that is a brick.
     let view = pool.view();
-    let (ni, nc) = view
-        .nodes()
-        .iter()
-        .enumerate()
-        .find_map(|(i, n)| {
-            n.children
-                .iter()
-                .position(|&c| ref_kind(c) == KIND_NODE)
-                .map(|c| (i, c))
-        })
-        .unwrap();
-    let (bi, bc) = view
-        .nodes()
-        .iter()
-        .enumerate()
-        .find_map(|(i, n)| {
-            n.children
-                .iter()
-                .position(|&c| ref_kind(c) == KIND_BRICK)
-                .map(|c| (i, c))
-        })
-        .unwrap();
+    let first_child = |kind| {
+        view.nodes()
+            .iter()
+            .enumerate()
+            .find_map(|(i, n)| {
+                n.children
+                    .iter()
+                    .position(|&c| ref_kind(c) == kind)
+                    .map(|c| (i, c))
+            })
+            .unwrap()
+    };
+    let (ni, nc) = first_child(KIND_NODE);
+    let (bi, bc) = first_child(KIND_BRICK);
     let child_at = |i: usize, c: usize| nodes_at + 36 * i + 4 + 4 * c;
     let out_node = make_ref(KIND_NODE, n_nodes as u32).to_le_bytes();
     rejects(
