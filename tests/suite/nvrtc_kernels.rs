@@ -43,12 +43,19 @@ fn kernel_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The names of the `extern "C" __global__` kernels a source defines.
+/// The names of the kernels a source defines: `extern "C" __global__ void NAME(` and
+/// `TG_KERNEL(NAME, PARAMS)` (`kernels/common/kernel.cuh`) at the start of a line.
 fn exported_kernels(source: &str) -> Vec<&str> {
     source
-        .split("extern \"C\" __global__ void ")
-        .skip(1)
-        .filter_map(|rest| rest.split('(').next())
+        .lines()
+        .filter_map(|line| {
+            line.strip_prefix("extern \"C\" __global__ void ")
+                .and_then(|rest| rest.split('(').next())
+                .or_else(|| {
+                    line.strip_prefix("TG_KERNEL(")
+                        .and_then(|rest| rest.split(',').next())
+                })
+        })
         .map(str::trim)
         .collect()
 }
