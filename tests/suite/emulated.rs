@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use trackgen::exec::emulated::EmulatedKernels;
 use trackgen::exec::kernels;
-use trackgen::exec::plan::Backend;
+use trackgen::exec::plan::{self, Access, Backend, BufId, BufferSet, Op, Pass};
 use trackgen::exec::Launch;
 use trackgen::preset::Preset;
 use trackgen::track::generators;
@@ -139,4 +139,129 @@ fn the_source_table_lists_every_kernel_file() {
         let text = std::fs::read_to_string(root.join(s.path)).unwrap();
         assert_eq!(text, s.text, "{}: the embedded text is stale", s.path);
     }
+}
+
+/// A toy state: per-env flags, a condition word, and a count of body runs per env.
+struct Toy {
+    flags: Vec<u8>,
+    cond: Vec<u32>,
+    runs: Vec<u32>,
+}
+
+impl BufferSet for Toy {
+    fn bytes_mut(&mut self, id: BufId) -> &mut [u8] {
+        match id.0 {
+            0 => &mut self.flags,
+            1 => bytemuck::cast_slice_mut(&mut self.cond),
+            _ => bytemuck::cast_slice_mut(&mut self.runs),
+        }
+    }
+}
+
+/// `While` over a body that clears env e's flag after e + 1 windows (env 7 never clears), and
+/// `If` over a flag set: the loop stops at its cap, or when every flag is clear; the `If` runs
+/// its body only for a set flag.
+#[test]
+fn loops_stop_at_their_cap_and_ifs_skip_on_a_clear_word() {
+    let mut backends = vec![Backend::Cpu(Launch::new())];
+    if let Some(kernels) = emulated() {
+        backends.push(Backend::Emulated {
+            kernels,
+            launch: Launch::new(),
+            cpu_fallback: true,
+        });
+    }
+    let (flags, cond) = (BufId(0), BufId(1));
+    let count_and_clear = |limit: u32| -> Op<Toy> {
+        Op::Pass(Pass {
+            kernel: None,
+            name: "count".into(),
+            params: Vec::new(),
+            buffers: vec![(flags, Access::Write), (BufId(2), Access::Write)],
+            lanes: 8,
+            cpu: Arc::new(move |t: &mut Toy, _: &Launch| {
+                for (e, (f, r)) in t.flags.iter_mut().zip(&mut t.runs).enumerate() {
+                    if *f != 0 {
+                        *r += 1;
+                        *f = u8::from(e as u32 == 7 || *r < (e as u32 + 1).min(limit));
+                    }
+                }
+            }),
+        })
+    };
+    for backend in &backends {
+        for (cap, first_flags, expect_windows) in [
+            (3u32, vec![1u8; 8], 3u32),
+            (20, vec![1, 1, 1, 0, 0, 0, 0, 0], 3),
+            (20, vec![0; 8], 0),
+        ] {
+            let mut toy = Toy {
+                flags: first_flags.clone(),
+                cond: vec![0],
+                runs: vec![0; 8],
+            };
+            let ops = vec![
+                Op::Any { flags, cond },
+                Op::While {
+                    cond,
+                    max_windows: cap,
+                    body: vec![count_and_clear(u32::MAX), Op::Any { flags, cond }],
+                },
+            ];
+            let trace = plan::run(&ops, backend, &mut toy).unwrap();
+            assert_eq!(trace.windows, vec![expect_windows], "{backend:?} cap {cap}");
+            let most = toy.runs.iter().max().copied().unwrap();
+            assert_eq!(
+                most, expect_windows,
+                "{backend:?} cap {cap}: {:?}",
+                toy.runs
+            );
+        }
+        for set in [0u8, 1] {
+            let mut toy = Toy {
+                flags: vec![0, 0, set, 0, 0, 0, 0, 0],
+                cond: vec![7],
+                runs: vec![0; 8],
+            };
+            let ops = vec![
+                Op::Any { flags, cond },
+                Op::If {
+                    cond,
+                    body: vec![count_and_clear(1)],
+                },
+            ];
+            let trace = plan::run(&ops, backend, &mut toy).unwrap();
+            assert_eq!(trace.passes(), u32::from(set), "{backend:?}");
+            assert_eq!(toy.runs[2], u32::from(set));
+        }
+    }
+}
+
+/// A pass without a kernel is a clear error on a kernel backend without CPU fallback.
+#[test]
+fn a_pass_without_a_kernel_is_refused_by_the_emulated_backend() {
+    let Some(kernels) = emulated() else { return };
+    let backend = Backend::Emulated {
+        kernels,
+        launch: Launch::new(),
+        cpu_fallback: false,
+    };
+    let ops = vec![Op::Pass(Pass {
+        kernel: None,
+        name: "my-stage".into(),
+        params: Vec::new(),
+        buffers: vec![],
+        lanes: 1,
+        cpu: Arc::new(|_: &mut Toy, _: &Launch| {}),
+    })];
+    let mut toy = Toy {
+        flags: vec![0],
+        cond: vec![0],
+        runs: vec![0],
+    };
+    let err = plan::run(&ops, &backend, &mut toy).unwrap_err().to_string();
+    assert!(
+        err.contains("my-stage") && err.contains("no kernel"),
+        "{err}"
+    );
 }
