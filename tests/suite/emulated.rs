@@ -92,6 +92,12 @@ fn emulated_kernels_match_the_cpu_for_every_preset() {
         let kernels_run: Vec<_> = traces[0].kernels.keys().collect();
         let cpu_run: Vec<_> = traces[0].cpu_passes.keys().collect();
         eprintln!("{name}: kernels {kernels_run:?}; on the CPU {cpu_run:?}");
+        // Every pass after the generator has its kernel (kernels/track/stages.cu).
+        let generator = generators::from_preset(&preset);
+        assert!(
+            cpu_run.iter().all(|pass| pass.as_str() == generator.name()),
+            "{name}: passes after the generator ran on the CPU: {cpu_run:?}"
+        );
         // The all-zero mask runs nothing but the mask's reduction.
         let last = traces.last().unwrap();
         assert_eq!(
