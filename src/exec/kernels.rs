@@ -34,6 +34,17 @@ sources![
     "exec/control.cu",
     "track/geometry.cuh",
     "track/pipeline.cu",
+    "track/generate.cuh",
+    "track/polar.cuh",
+    "track/polar.cu",
+    "track/bezier.cuh",
+    "track/bezier.cu",
+    "track/hull.cuh",
+    "track/hull.cu",
+    "track/checkpoint.cuh",
+    "track/checkpoint.cu",
+    "track/circuit.cuh",
+    "track/circuit.cu",
 ];
 
 /// The kernel units: the sources that define kernels (`.cu`).
