@@ -56,3 +56,33 @@ pub fn units() -> impl Iterator<Item = &'static Source> {
 pub fn source(path: &str) -> Option<&'static Source> {
     SOURCES.iter().find(|s| s.path == path)
 }
+
+/// The kernels a unit declares: the `NAME` of every `TG_KERNEL(NAME, PARAMS)` at the start of a
+/// line.
+pub fn kernels_of(unit: &Source) -> impl Iterator<Item = &'static str> {
+    let text: &'static str = unit.text;
+    text.lines().filter_map(|line| {
+        line.strip_prefix("TG_KERNEL(")
+            .and_then(|rest| rest.split(',').next())
+            .map(str::trim)
+    })
+}
+
+/// The unit that declares kernel `name`.
+pub fn unit_of(name: &str) -> Option<&'static Source> {
+    units().find(|u| kernels_of(u).any(|k| k == name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_kernels_are_found_in_their_unit() {
+        assert_eq!(unit_of("tg_any_u8").map(|u| u.path), Some("exec/control.cu"));
+        assert_eq!(unit_of("tg_track_begin").map(|u| u.path), Some("track/pipeline.cu"));
+        assert!(unit_of("tg_no_such_kernel").is_none());
+        let names: Vec<_> = kernels_of(source("exec/control.cu").unwrap()).collect();
+        assert_eq!(names, ["tg_clear_word", "tg_any_u8"]);
+    }
+}
