@@ -41,6 +41,17 @@ sources![
     "track/zprofile.cuh",
     "track/inflate.cuh",
     "track/pipeline.cu",
+    "track/generate.cuh",
+    "track/polar.cuh",
+    "track/polar.cu",
+    "track/bezier.cuh",
+    "track/bezier.cu",
+    "track/hull.cuh",
+    "track/hull.cu",
+    "track/checkpoint.cuh",
+    "track/checkpoint.cu",
+    "track/circuit.cuh",
+    "track/circuit.cu",
     "track/stages.cu",
 ];
 
