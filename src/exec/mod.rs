@@ -13,8 +13,8 @@
 //!
 //! A lane's result never depends on how lanes are scheduled: lanes only write their own slices.
 
+pub mod cuda;
 pub mod layout;
-pub mod nvrtc;
 
 use std::sync::Arc;
 

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use trackgen::exec::nvrtc::Nvrtc;
+use trackgen::exec::cuda::nvrtc::Nvrtc;
 
 /// The architectures kernels are compiled for: A100 and H100/H200.
 const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
