@@ -170,6 +170,10 @@ fn shared(ordinal: usize) -> Result<Arc<Shared>> {
         return Ok(shared.clone());
     }
     let ctx = CudaContext::new(ordinal).map_err(|e| driver_error("cuDevicePrimaryCtxRetain", e))?;
+    // SAFETY: event tracking serves cudarc's own `CudaSlice`, which trackgen does not use; left
+    // on, creating a stream when none exists synchronises the whole context, which would fail
+    // (and invalidate it) while a capture is open on any stream.
+    unsafe { ctx.disable_event_tracking() };
     let shared = Arc::new(Shared {
         ctx,
         queue: Mutex::new(Vec::new()),

@@ -11,9 +11,9 @@
 #![allow(unsafe_code)]
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
-use cudarc::driver::sys;
+use cudarc::driver::{sys, CudaStream};
 
 use super::device::{CudaDevice, Resource, Shared};
 use super::driver_error;
@@ -58,6 +58,24 @@ impl DeviceBuffer {
     pub fn address(&self) -> u64 {
         self.alloc.ptr
     }
+
+    /// A handle that tells whether every owner of this buffer's memory — its Rust values and the
+    /// graphs it is pinned to — is gone, without being one.
+    pub fn watch(&self) -> BufferWatch {
+        BufferWatch(Arc::downgrade(&self.alloc))
+    }
+}
+
+/// Whether a buffer's memory has been released by all its owners (see [`DeviceBuffer::watch`]).
+#[derive(Clone, Debug)]
+pub struct BufferWatch(Weak<Allocation>);
+
+impl BufferWatch {
+    /// `true` once no Rust value and no graph owns the memory any more (it is then queued for
+    /// freeing, or freed).
+    pub fn released(&self) -> bool {
+        self.0.strong_count() == 0
+    }
 }
 
 impl CudaDevice {
@@ -101,18 +119,29 @@ impl CudaDevice {
 
     /// Sets every byte of `buffer` to zero, in order on the library stream.
     pub fn zero(&self, buffer: &DeviceBuffer) -> Result<()> {
+        self.zero_on(self.stream(), buffer)
+    }
+
+    /// Sets every byte of `buffer` to zero, in order on `stream` (on a capturing stream: a
+    /// memset node, e.g. to reset a window counter at every launch of a graph). A stream of
+    /// another context is an [`Error::Invalid`].
+    pub fn zero_on(&self, stream: &CudaStream, buffer: &DeviceBuffer) -> Result<()> {
         self.check_owner(buffer)?;
+        if stream.context().cu_ctx() != self.context().cu_ctx() {
+            return Err(Error::Invalid(format!(
+                "zeroing a buffer on a stream of another context than CUDA device {}",
+                self.ordinal()
+            )));
+        }
         if buffer.is_empty() {
             return Ok(());
         }
         self.bind()?;
         // SAFETY: the range lies inside a live allocation of this context (`buffer` owns it for
-        // the call; the free queue keeps it until work in flight is done).
-        unsafe {
-            sys::cuMemsetD8Async(buffer.alloc.ptr, 0, buffer.len(), self.stream().cu_stream())
-        }
-        .result()
-        .map_err(|e| driver_error("cuMemsetD8Async", e))
+        // the call; the free queue keeps it until work in flight is done); the stream is live.
+        unsafe { sys::cuMemsetD8Async(buffer.alloc.ptr, 0, buffer.len(), stream.cu_stream()) }
+            .result()
+            .map_err(|e| driver_error("cuMemsetD8Async", e))
     }
 
     /// Copies `src` into `dst` (whose length must equal it) and waits for the copy, after the

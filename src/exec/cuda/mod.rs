@@ -45,7 +45,7 @@ pub mod nvrtc;
 pub use device::{probe, CudaDevice, DriverInfo};
 pub use graph::{CaptureMode, Condition, ConditionalKind, Graph, GraphExec, Recorder};
 pub use launch::{Arg, Kernel, Module, BLOCK_DIM, MAX_BUFFERS};
-pub use memory::{DeviceBatch, DeviceBuffer};
+pub use memory::{BufferWatch, DeviceBatch, DeviceBuffer};
 
 /// cudarc's stream type: the library's own streams, and foreign ones wrapped with
 /// `CudaContext::wrap_borrowed_stream`.
