@@ -421,9 +421,16 @@ impl Recorder {
         }
         .result()
         .map_err(|e| driver_error("cuGraphAddNode_v2 (conditional)", e))?;
-        // SAFETY: the driver filled `phGraph_out` with an array of `size` = 1 body graphs, owned
-        // by the node, which lives as long as the capturing graph.
-        let body_graph = unsafe { *params.__bindgen_anon_1.conditional.phGraph_out };
+        // SAFETY: reading back the union member written above; the driver set `phGraph_out` to
+        // its array of `size` = 1 body graphs, owned by the node (null only if it did not).
+        let bodies = unsafe { params.__bindgen_anon_1.conditional.phGraph_out };
+        if bodies.is_null() {
+            return Err(Error::CudaUnavailable(
+                "cuGraphAddNode_v2 returned a conditional node without a body graph".to_string(),
+            ));
+        }
+        // SAFETY: `bodies` is the driver's non-null array of one graph, valid while the node is.
+        let body_graph = unsafe { *bodies };
         // SAFETY: `node` is the node just added to the stream's capturing graph; SET makes it
         // the stream's only dependency.
         unsafe {
