@@ -125,6 +125,69 @@ pub enum Backend {
     },
 }
 
+/// A device a backend runs on, as users name it: `cpu`, `emulated` (the CUDA kernels compiled
+/// for the host), `cuda` or `cuda:N` (CUDA device N).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Device {
+    /// The CPU lane functions.
+    Cpu,
+    /// The CUDA kernels, compiled as host C++ and run on the CPU.
+    Emulated,
+    /// CUDA device `ordinal`.
+    Cuda(usize),
+}
+
+impl std::str::FromStr for Device {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "cpu" => Ok(Device::Cpu),
+            "emulated" => Ok(Device::Emulated),
+            "cuda" => Ok(Device::Cuda(0)),
+            _ => s
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse().ok())
+                .map(Device::Cuda)
+                .ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "device {s:?}: expected cpu, emulated, cuda or cuda:N"
+                    ))
+                }),
+        }
+    }
+}
+
+impl std::fmt::Display for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Device::Cpu => write!(f, "cpu"),
+            Device::Emulated => write!(f, "emulated"),
+            Device::Cuda(n) => write!(f, "cuda:{n}"),
+        }
+    }
+}
+
+impl Backend {
+    /// The backend of `device`, with `launch` as its host pool: the emulated kernels are compiled
+    /// (or loaded from the cache), a CUDA device is opened with its kernel table (an
+    /// [`Error::CudaUnavailable`] says why it cannot be).
+    pub fn new(device: Device, launch: Launch) -> Result<Self> {
+        Ok(match device {
+            Device::Cpu => Backend::Cpu(launch),
+            Device::Emulated => Backend::Emulated {
+                kernels: Arc::new(EmulatedKernels::build()?),
+                launch,
+                cpu_fallback: false,
+            },
+            Device::Cuda(ordinal) => Backend::Cuda {
+                kernels: Arc::new(CudaKernels::new(ordinal)?),
+                launch,
+            },
+        })
+    }
+}
+
 impl Default for Backend {
     fn default() -> Self {
         Backend::Cpu(Launch::new())
