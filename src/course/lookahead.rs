@@ -24,8 +24,14 @@ use crate::{Error, Result};
 impl Course {
     /// Writes `points` path points ahead of each env, in its body frame, into `out_points`
     /// (`[E * points]`, env `e` owning `[e * points, (e + 1) * points)`), and the path's
-    /// curvature at them into `out_curvature` (the same shape); see the [module
-    /// doc](super::lookahead) for the frame and the sampling.
+    /// curvature at them into `out_curvature` (the same shape, 1/m, positive turning left).
+    ///
+    /// Point `k` (`k = 1..=points`) is the path point at arc length `s + k·spacing_m` past the
+    /// env's last localization (`s`, `segment` of the last [`step`](Course::step) or reset),
+    /// wrapping around the closed path, linear between path points; it is given as
+    /// `R⁻¹ (p − x)`, with `x` the bound position and `R` the bound orientation (`+x` forward,
+    /// `+y` left, `+z` up), or, without bound orientations, the yaw that faces along the path
+    /// segment the env is localized on.
     ///
     /// Errors (and writes nothing): nothing bound (the frame's origin is the bound position),
     /// `points = 0`, `spacing_m` not a finite number > 0, or an output whose length is not
