@@ -96,7 +96,7 @@ def test_lookahead_in_the_body_frame():
     c.bind(orientation=True)
     c.step()
     points, curvature = c.lookahead(6, 3.0)
-    pts = np.asarray(points)
+    pts = np.asarray(points).copy()  # the next call with 6 points rewrites the same buffer
     assert pts.shape == (4, 6, 3) and np.asarray(curvature).shape == (4, 6)
     # At the spawn pose facing along the path, the points lie ahead, about 3 m apart.
     assert (pts[:, 0, 0] > 2.5).all() and (np.abs(pts[:, 0, 1]) < 0.5).all()
@@ -109,6 +109,7 @@ def test_lookahead_in_the_body_frame():
     q[:, 2], q[:, 3] = np.sin(yaw / 2), np.cos(yaw / 2)
     turned, _ = c.lookahead(6, 3.0)
     turned = np.asarray(turned)
+    assert np.shares_memory(turned, np.asarray(points))
     assert np.allclose(turned[..., 0], pts[..., 1], atol=1e-3)
     assert np.allclose(turned[..., 1], -pts[..., 0], atol=1e-3)
 
