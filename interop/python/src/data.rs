@@ -286,7 +286,12 @@ fn write_corpus<'py>(
             range,
             chunk_envs,
             launch,
-            &mut |_| poll(),
+            // The last report comes after the rename: a complete corpus is not interrupted.
+            &mut |p| {
+                if p.done_envs < p.total_envs {
+                    poll()
+                }
+            },
         )
     })?;
     json_to_py(py, &manifest)
