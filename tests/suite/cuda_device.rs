@@ -544,3 +544,31 @@ fn two_recorders_capture_on_two_streams_at_once() {
     });
     assert_eq!(counts, [20, 20]);
 }
+
+/// The GPU tests' own kernel sources compile (checked here, where NVRTC runs without a GPU, so
+/// that the device check does not fail on a typo).
+#[test]
+fn the_test_kernels_compile_with_nvrtc() {
+    let nvrtc = match trackgen::exec::cuda::nvrtc::Nvrtc::load() {
+        Ok(nvrtc) => nvrtc,
+        Err(e) => {
+            crate::skip::skip(
+                "the_test_kernels_compile_with_nvrtc",
+                &e.to_string(),
+                "TRACKGEN_REQUIRE_NVRTC",
+            );
+            return;
+        }
+    };
+    let dirs = [kernels_dir()];
+    for (name, text) in [("abi_test.cu", ABI_KERNEL), ("bump.cu", BUMP_KERNEL)] {
+        let compiled = nvrtc
+            .compile_cubin(text, name, "sm_90", &dirs, &[])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            !compiled.log.contains("warning"),
+            "{name}: {}",
+            compiled.log
+        );
+    }
+}
