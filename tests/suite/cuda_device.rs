@@ -57,6 +57,12 @@ fn load_file(device: &CudaDevice, name: &str) -> Module {
     load_source(device, &text, name)
 }
 
+/// Loads a unit of the kernel table (embedded in the library) compiled for the device.
+fn load_unit(device: &CudaDevice, path: &str) -> Module {
+    let cubin = device.unit_cubin(path).unwrap();
+    device.load_module(&cubin.image).unwrap()
+}
+
 /// Loads a kernel source compiled for the device.
 fn load_source(device: &CudaDevice, text: &str, name: &str) -> Module {
     let dirs = [kernels_dir()];
@@ -311,7 +317,7 @@ fn an_abi_kernel_runs_over_its_lanes_and_checks_its_arguments() {
         unused: u32,
         pad: u32,
     }
-    let control = load_file(&device, "exec/control.cu");
+    let control = load_unit(&device, "exec/control.cu");
     let (clear, any) = (
         control.kernel("tg_clear_word").unwrap(),
         control.kernel("tg_any_u8").unwrap(),
@@ -369,7 +375,7 @@ fn a_foreign_capture_is_joined_by_if_and_while_nodes() {
     let Some(device) = device_or_skip("a_foreign_capture_is_joined_by_if_and_while_nodes") else {
         return;
     };
-    let conditions = load_file(&device, "exec/condition.cu");
+    let conditions = load_unit(&device, "exec/condition.cu");
     let set = conditions.kernel("tg_set_condition").unwrap();
     let end_window = conditions.kernel("tg_end_window").unwrap();
     let bump = load_source(&device, BUMP_KERNEL, "bump.cu")
