@@ -37,6 +37,7 @@ sources![
     "common/selftest.cuh",
     "common/selftest.cu",
     "exec/control.cu",
+    "exec/condition.cu",
     "track/geometry.cuh",
     "track/chunks.cuh",
     "track/grid.cuh",

@@ -57,6 +57,12 @@ fn load_file(device: &CudaDevice, name: &str) -> Module {
     load_source(device, &text, name)
 }
 
+/// Loads a unit of the kernel table (embedded in the library) compiled for the device.
+fn load_unit(device: &CudaDevice, path: &str) -> Module {
+    let cubin = device.unit_cubin(path).unwrap();
+    device.load_module(&cubin.image).unwrap()
+}
+
 /// Loads a kernel source compiled for the device.
 fn load_source(device: &CudaDevice, text: &str, name: &str) -> Module {
     let dirs = [kernels_dir()];
@@ -238,14 +244,12 @@ struct ScaleParams {
     offset: u32,
 }
 
-/// A kernel of trackgen's ABI, with `TG_KERNEL` expanded by hand as `kernels/common/kernel.cuh`
-/// does on the device.
+/// A kernel of trackgen's ABI, declared with `TG_KERNEL` (`kernels/common/kernel.cuh`).
 const ABI_KERNEL: &str = r#"
-#include "common/prelude.cuh"
+#include "common/kernel.cuh"
 struct scale_params { float scale; tg_u32 offset; };
-struct tg_buffers { void* ptr[16]; };
-extern "C" __global__ void tg_test_scale(const scale_params p, const tg_buffers buf, const tg_u32 lanes) {
-    tg_u32 e = blockIdx.x * blockDim.x + threadIdx.x;
+TG_KERNEL(tg_test_scale, scale_params) {
+    tg_u32 e = tg_lane();
     if (e >= lanes) return;
     const float* in = (const float*)buf.ptr[0];
     float* out = (float*)buf.ptr[1];
@@ -304,6 +308,41 @@ fn an_abi_kernel_runs_over_its_lanes_and_checks_its_arguments() {
         .launch(device.stream(), 1, 128, &[Arg::U32(1)])
         .is_err());
     assert!(module.kernel("no_such_kernel").is_err());
+
+    // The plan's reduction kernels, from the kernel table: the condition word is set iff a flag
+    // is.
+    #[repr(C)]
+    #[derive(Clone, Copy, Pod, Zeroable)]
+    struct ControlParams {
+        unused: u32,
+        pad: u32,
+    }
+    let control = load_unit(&device, "exec/control.cu");
+    let (clear, any) = (
+        control.kernel("tg_clear_word").unwrap(),
+        control.kernel("tg_any_u8").unwrap(),
+    );
+    let word = device.alloc_from(&7u32.to_ne_bytes()).unwrap();
+    let none = ControlParams::zeroed();
+    for (flags, want) in [
+        (vec![0u8; 1000], 0u32),
+        (
+            {
+                let mut f = vec![0u8; 1000];
+                f[777] = 1;
+                f
+            },
+            1,
+        ),
+    ] {
+        let flags = device.alloc_from(&flags).unwrap();
+        clear
+            .launch_lanes(device.stream(), &none, &[&word], 1)
+            .unwrap();
+        any.launch_lanes(device.stream(), &none, &[&flags, &word], 1000)
+            .unwrap();
+        assert_eq!(download_words(&device, &word), [want]);
+    }
 }
 
 #[test]
@@ -336,7 +375,7 @@ fn a_foreign_capture_is_joined_by_if_and_while_nodes() {
     let Some(device) = device_or_skip("a_foreign_capture_is_joined_by_if_and_while_nodes") else {
         return;
     };
-    let conditions = load_file(&device, "common/condition.cu");
+    let conditions = load_unit(&device, "exec/condition.cu");
     let set = conditions.kernel("tg_set_condition").unwrap();
     let end_window = conditions.kernel("tg_end_window").unwrap();
     let bump = load_source(&device, BUMP_KERNEL, "bump.cu")
@@ -510,4 +549,32 @@ fn two_recorders_capture_on_two_streams_at_once() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     assert_eq!(counts, [20, 20]);
+}
+
+/// The GPU tests' own kernel sources compile (checked here, where NVRTC runs without a GPU, so
+/// that the device check does not fail on a typo).
+#[test]
+fn the_test_kernels_compile_with_nvrtc() {
+    let nvrtc = match trackgen::exec::cuda::nvrtc::Nvrtc::load() {
+        Ok(nvrtc) => nvrtc,
+        Err(e) => {
+            crate::skip::skip(
+                "the_test_kernels_compile_with_nvrtc",
+                &e.to_string(),
+                "TRACKGEN_REQUIRE_NVRTC",
+            );
+            return;
+        }
+    };
+    let dirs = [kernels_dir()];
+    for (name, text) in [("abi_test.cu", ABI_KERNEL), ("bump.cu", BUMP_KERNEL)] {
+        let compiled = nvrtc
+            .compile_cubin(text, name, "sm_90", &dirs, &[])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            !compiled.log.contains("warning"),
+            "{name}: {}",
+            compiled.log
+        );
+    }
 }

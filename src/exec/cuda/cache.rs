@@ -13,6 +13,11 @@
 //! concurrent writers of one key leave one whole copy. A file that does not check out (wrong
 //! magic, length or hash: truncated, corrupted) is not trusted: the kernel is recompiled and the
 //! file replaced.
+//!
+//! Units of the kernel table ([`crate::exec::kernels`], the sources embedded in the library) are
+//! compiled by [`KernelCache::load_or_compile_unit`] against the table's own headers, written
+//! once per table content under `<dir>/sources/<hash>/` (NVRTC reads headers from files): the
+//! library compiles its kernels without a source tree.
 
 use std::fs::File;
 use std::io::Write;
@@ -23,6 +28,7 @@ use sha2::{Digest, Sha256};
 
 use super::nvrtc::{self, Nvrtc};
 use crate::atomic::TempPath;
+use crate::exec::kernels;
 use crate::{Error, Result};
 
 /// The environment variable naming the cache directory.
@@ -156,6 +162,74 @@ impl KernelCache {
             origin: Origin::Compiled,
             path,
         })
+    }
+}
+
+impl KernelCache {
+    /// The CUBIN of the kernel unit `path` (a `.cu` file of the kernel table, e.g.
+    /// `"track/polar.cu"`) for `arch`, compiled against the table's headers; a path the table
+    /// does not list as a unit is an [`Error::Invalid`] naming the units.
+    pub fn load_or_compile_unit(&self, nvrtc: &Nvrtc, path: &str, arch: &str) -> Result<Cubin> {
+        let unit = kernels::units().find(|u| u.path == path).ok_or_else(|| {
+            let units: Vec<&str> = kernels::units().map(|u| u.path).collect();
+            Error::Invalid(format!(
+                "kernel unit `{path}`: not in the kernel table; expected one of {}",
+                units.join(", ")
+            ))
+        })?;
+        let root = self.table_sources()?;
+        self.load_or_compile(
+            nvrtc,
+            &Source {
+                text: unit.text,
+                name: unit.path,
+                include_dirs: &[root],
+                extra_opts: &[],
+            },
+            arch,
+        )
+    }
+
+    /// The directory holding the kernel table's sources (the include root), written once per
+    /// table content: into a temporary sibling, marked complete, renamed into place (a
+    /// concurrent writer that loses the race removes its copy).
+    fn table_sources(&self) -> Result<PathBuf> {
+        static SERIAL: AtomicU64 = AtomicU64::new(0);
+        let mut hash = Sha256::new();
+        for source in kernels::SOURCES {
+            for bytes in [source.path.as_bytes(), source.text.as_bytes()] {
+                hash.update((bytes.len() as u64).to_le_bytes());
+                hash.update(bytes);
+            }
+        }
+        let parent = self.dir.join("sources");
+        let root = parent.join(&hex(&hash.finalize())[..16]);
+        let complete = |dir: &Path| dir.join(".complete").is_file();
+        if complete(&root) {
+            return Ok(root);
+        }
+        std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, e))?;
+        let tmp = TempPath::new(parent.join(format!(
+            ".tmp-{}-{}",
+            std::process::id(),
+            SERIAL.fetch_add(1, Ordering::Relaxed)
+        )));
+        for source in kernels::SOURCES {
+            let file = tmp.path().join(source.path);
+            if let Some(dir) = file.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+            }
+            std::fs::write(&file, source.text).map_err(|e| Error::io(&file, e))?;
+        }
+        let marker = tmp.path().join(".complete");
+        std::fs::write(&marker, b"").map_err(|e| Error::io(&marker, e))?;
+        match std::fs::rename(tmp.path(), &root) {
+            Ok(()) => tmp.keep(),
+            // Another writer got there first (the temporary copy goes with `tmp`).
+            Err(_) if complete(&root) => {}
+            Err(e) => return Err(Error::io(&root, e)),
+        }
+        Ok(root)
     }
 }
 
@@ -352,6 +426,43 @@ mod tests {
         }
         // Only the stored file remains: no temporary siblings.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn kernel_table_units_compile_against_the_table_headers() {
+        let nvrtc = match Nvrtc::load() {
+            Ok(n) => n,
+            Err(e) => {
+                crate::exec::cuda::skip(
+                    "kernel_table_units_compile_against_the_table_headers",
+                    &e.to_string(),
+                    "TRACKGEN_REQUIRE_NVRTC",
+                );
+                return;
+            }
+        };
+        let cache_dir = tempfile::tempdir().unwrap();
+        let cache = KernelCache::at(cache_dir.path());
+        let first = cache
+            .load_or_compile_unit(&nvrtc, "exec/control.cu", "sm_90")
+            .unwrap();
+        assert_eq!(first.origin, Origin::Compiled);
+        let again = cache
+            .load_or_compile_unit(&nvrtc, "exec/control.cu", "sm_90")
+            .unwrap();
+        assert_eq!((again.origin, again.image), (Origin::Cache, first.image));
+        // One copy of the table's sources, complete, and no temporary left.
+        let sources: Vec<_> = std::fs::read_dir(cache_dir.path().join("sources"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(sources.len(), 1, "{sources:?}");
+        assert!(sources[0].join(".complete").is_file());
+        assert!(sources[0].join("common/kernel.cuh").is_file());
+        let err = cache
+            .load_or_compile_unit(&nvrtc, "common/kernel.cuh", "sm_90")
+            .unwrap_err();
+        assert!(err.to_string().contains("exec/control.cu"), "{err}");
     }
 
     #[test]

@@ -278,6 +278,13 @@ impl CudaDevice {
             .map_err(|e| driver_error("cuCtxSetCurrent", e))
     }
 
+    /// The CUBIN of kernel unit `path` of the kernel table for this device's architecture (see
+    /// [`KernelCache::load_or_compile_unit`]).
+    pub fn unit_cubin(&self, path: &str) -> Result<super::cache::Cubin> {
+        self.cache
+            .load_or_compile_unit(&Nvrtc::load()?, path, &self.arch)
+    }
+
     /// Waits for the library stream's work, then frees what is queued.
     pub fn synchronize(&self) -> Result<()> {
         self.stream

@@ -15,7 +15,7 @@
 //!    `cuStreamBeginCaptureToGraph` into the body graph, then `cuStreamEndCapture` there.
 //!
 //! The condition of an IF or WHILE node is set on the device, by a kernel calling
-//! `cudaGraphSetConditional(handle, value)` (see `kernels/common/condition.cu`): before an IF
+//! `cudaGraphSetConditional(handle, value)` (see `kernels/exec/condition.cu`): before an IF
 //! node, and at the end of each window of a WHILE body; or, for a constant, by the handle's
 //! default value, assigned at every launch of the graph.
 //!

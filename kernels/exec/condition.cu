@@ -3,7 +3,9 @@
 // a reduction pass writes; one thread of one block sets the node's condition from them.
 //
 // cudaGraphSetConditional is declared here rather than included (NVRTC has no runtime headers);
-// the driver resolves it when the module loads, no device runtime library is linked.
+// the driver resolves it when the module loads, no device runtime library is linked. CUDA only:
+// the file declares no TG_KERNEL, so the emulated executor (which evaluates conditions on the
+// host) does not compile it.
 #include "common/prelude.cuh"
 
 extern "C" __device__ void cudaGraphSetConditional(tg_u64 handle, unsigned int value);
