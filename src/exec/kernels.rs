@@ -32,7 +32,6 @@ sources![
     "common/math.cuh",
     "common/rng.cuh",
     "common/kernel.cuh",
-    "common/condition.cu",
     "common/geom.cuh",
     "common/selftest.cuh",
     "common/selftest.cu",

@@ -379,8 +379,8 @@ pub trait DeviceBuffers {
     fn device_buffer(&self, id: BufId) -> &DeviceBuffer;
 }
 
-/// The condition-setter unit (`kernels/common/condition.cu`).
-const CONDITION_UNIT: &str = "common/condition.cu";
+/// The condition-setter unit (`kernels/exec/condition.cu`).
+const CONDITION_UNIT: &str = "exec/condition.cu";
 
 /// Loads every kernel `ops` launches, so that nothing is compiled or loaded while recording
 /// (and a pass without a kernel is refused before anything runs). Call it before a capture

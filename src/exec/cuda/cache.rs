@@ -214,13 +214,7 @@ impl KernelCache {
             std::process::id(),
             SERIAL.fetch_add(1, Ordering::Relaxed)
         )));
-        for source in kernels::SOURCES {
-            let file = tmp.path().join(source.path);
-            if let Some(dir) = file.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-            }
-            std::fs::write(&file, source.text).map_err(|e| Error::io(&file, e))?;
-        }
+        kernels::write_tree(tmp.path())?;
         let marker = tmp.path().join(".complete");
         std::fs::write(&marker, b"").map_err(|e| Error::io(&marker, e))?;
         match std::fs::rename(tmp.path(), &root) {

@@ -2,12 +2,8 @@
 //! device's architecture at first use (through the on-disk CUBIN cache) and loaded once.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Mutex;
 
-use sha2::{Digest, Sha256};
-
-use super::cache::Source;
 use super::{CudaDevice, Kernel, Module, Recorder};
 use crate::exec::kernels;
 use crate::{Error, Result};
@@ -18,8 +14,6 @@ use crate::{Error, Result};
 pub struct CudaKernels {
     device: CudaDevice,
     recorder: Recorder,
-    /// The embedded sources written out: the include root NVRTC compiles against.
-    root: PathBuf,
     modules: Mutex<HashMap<&'static str, Module>>,
 }
 
@@ -29,25 +23,9 @@ impl CudaKernels {
     pub fn new(ordinal: usize) -> Result<Self> {
         let device = CudaDevice::new(ordinal)?;
         let recorder = Recorder::new(&device)?;
-        let mut hash = Sha256::new();
-        for s in kernels::SOURCES {
-            hash.update(s.path.as_bytes());
-            hash.update([0]);
-            hash.update(s.text.as_bytes());
-            hash.update([0]);
-        }
-        let digest: String = hash.finalize()[..12]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        let root = std::env::temp_dir()
-            .join("trackgen-kernel-src")
-            .join(digest);
-        kernels::write_tree(&root)?;
         Ok(Self {
             device,
             recorder,
-            root,
             modules: Mutex::new(HashMap::new()),
         })
     }
@@ -69,13 +47,7 @@ impl CudaKernels {
         if let Some(m) = modules.get(unit.path) {
             return Ok(m.clone());
         }
-        let include = [self.root.clone()];
-        let cubin = self.device.cubin(&Source {
-            text: unit.text,
-            name: unit.path,
-            include_dirs: &include,
-            extra_opts: &[],
-        })?;
+        let cubin = self.device.unit_cubin(unit.path)?;
         let module = self.device.load_module(&cubin.image)?;
         modules.insert(unit.path, module.clone());
         Ok(module)
@@ -91,7 +63,7 @@ impl CudaKernels {
         self.load_unit(unit)?.kernel(name)
     }
 
-    /// Kernel `name` of the raw CUDA unit `unit` (e.g. `common/condition.cu`: the condition
+    /// Kernel `name` of the raw CUDA unit `unit` (e.g. `exec/condition.cu`: the condition
     /// setters, which are not `TG_KERNEL`s).
     pub fn raw_kernel(&self, unit: &str, name: &str) -> Result<Kernel> {
         let source = kernels::source(unit)
