@@ -49,6 +49,11 @@ __device__ inline tg_u32 tg_lane() {
     return blockIdx.x * blockDim.x + threadIdx.x;
 }
 
+// Sets a word shared by many lanes to 1 (a race-free store of the same value).
+__device__ inline void tg_flag_word(tg_u32* word) {
+    atomicOr(word, 1u);
+}
+
 #else // host emulation
 
 struct tg_dim3 {
@@ -66,6 +71,11 @@ extern thread_local tg_dim3 gridDim;
 // This thread's lane.
 inline tg_u32 tg_lane() {
     return blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+// Sets a word shared by many lanes to 1 (blocks run on several host threads).
+inline void tg_flag_word(tg_u32* word) {
+    __atomic_fetch_or(word, 1u, __ATOMIC_RELAXED);
 }
 
 #define TG_KERNEL(NAME, PARAMS)                                                                    \
