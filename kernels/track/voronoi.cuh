@@ -211,7 +211,8 @@ TG_HD inline void tg_voronoi_grow_region(tg_rng* rng, const float* adj, tg_u32 n
 }
 
 TG_HD inline bool tg_voronoi_inside(const float* mask, tg_i32 g, tg_i32 x, tg_i32 y) {
-    return x >= 0 && y >= 0 && x < g && y < g && mask[y * g + x] == TG_RASTER_INSIDE;
+    return x >= 0 && y >= 0 && x < g && y < g &&
+           mask[(tg_u32)y * (tg_u32)g + (tg_u32)x] == TG_RASTER_INSIDE;
 }
 
 // The pixels around a corner (cx, cy), counter-clockwise from north-east.

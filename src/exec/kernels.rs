@@ -34,6 +34,11 @@ sources![
     "exec/control.cu",
     "track/geometry.cuh",
     "track/pipeline.cu",
+    "track/raster.cuh",
+    "track/repulsive.cu",
+    "track/repulsive.cuh",
+    "track/voronoi.cu",
+    "track/voronoi.cuh",
 ];
 
 /// The kernel units: the sources that define kernels (`.cu`).
@@ -68,8 +73,14 @@ mod tests {
 
     #[test]
     fn control_kernels_are_found_in_their_unit() {
-        assert_eq!(unit_of("tg_any_u8").map(|u| u.path), Some("exec/control.cu"));
-        assert_eq!(unit_of("tg_track_begin").map(|u| u.path), Some("track/pipeline.cu"));
+        assert_eq!(
+            unit_of("tg_any_u8").map(|u| u.path),
+            Some("exec/control.cu")
+        );
+        assert_eq!(
+            unit_of("tg_track_begin").map(|u| u.path),
+            Some("track/pipeline.cu")
+        );
         assert!(unit_of("tg_no_such_kernel").is_none());
         let names: Vec<_> = kernels_of(source("exec/control.cu").unwrap()).collect();
         assert_eq!(names, ["tg_clear_word", "tg_any_u8"]);
