@@ -1,47 +1,39 @@
-// The repulsive-curve generator passes: the set-up (pipeline pass 1, `generate_stage` in
-// src/track/pipeline.rs) and one window of the flow (pass 2, run by the plan's WHILE loop while
-// any env is still active). Lane logic: repulsive.cuh.
-#include "common/kernel.cuh"
+// The repulsive-curve generator passes: the set-up `tg_track_repulsive` (pass 1; buffers and
+// prologue in track/generate.cuh) and `tg_track_repulsive_window`, one window of the flow (pass
+// 2, run by the plan's WHILE loop while any env is still active). Lane logic:
+// track/repulsive.cuh.
 #include "track/repulsive.cuh"
 
-// Buffers: 0 raw (Vec2, E×raw_max), 1 raw_count (u32, E), 2 gen (f32, E×gen_len), 3 gen_u32
-// (u32, E×gen_u32_len), 4 active (u8, E), 5 attempt (u8, E), 6 generation (u32, E).
+// The window pass binds the generator pass's first four buffers, then the flags of the lanes
+// still iterating (u8; a lane that converged or reached max_iters clears its flag).
+#define TG_REPULSIVE_GEN_ACTIVE 4
+
 TG_KERNEL(tg_track_repulsive, tg_repulsive_params) {
     tg_u32 e = tg_lane();
     if (e >= lanes) {
         return;
     }
-    const unsigned char* active = (const unsigned char*)buf.ptr[4];
-    if (active[e] == 0u) {
+    tg_generate_lane g;
+    if (!tg_generate_begin(p.c, buf, e, &g)) {
         return;
     }
-    tg_vec2* raw = (tg_vec2*)buf.ptr[0] + (tg_u64)e * p.c.raw_max;
-    tg_u32* raw_count = (tg_u32*)buf.ptr[1];
-    float* gen = (float*)buf.ptr[2] + (tg_u64)e * p.c.gen_len;
-    tg_u32* gen_u32 = (tg_u32*)buf.ptr[3] + (tg_u64)e * p.c.gen_u32_len;
-    const unsigned char* attempt = (const unsigned char*)buf.ptr[5];
-    const tg_u32* generation = (const tg_u32*)buf.ptr[6];
-    tg_u32 stream = tg_stage_with_attempt(TG_STREAM_GENERATE, attempt[e]);
-    tg_rng rng = tg_rng_new(p.c.seed, p.c.env_base + e, generation[e], stream);
-    tg_u32 n = tg_repulsive_lane(&p, &rng, gen, gen_u32, raw, p.c.raw_max);
-    raw_count[e] = n < p.c.raw_max ? n : p.c.raw_max;
+    tg_generate_end(&g, tg_repulsive_lane(&p, &g.rng, g.gen, g.gen_u32, g.raw, g.raw_max));
 }
 
-// Buffers: 0 raw, 1 raw_count, 2 gen, 3 gen_u32 (as above), 4 gen_active (u8, E): the lanes still
-// iterating; a lane that converged or reached max_iters clears its flag.
 TG_KERNEL(tg_track_repulsive_window, tg_repulsive_params) {
     tg_u32 e = tg_lane();
     if (e >= lanes) {
         return;
     }
-    unsigned char* gen_active = (unsigned char*)buf.ptr[4];
+    unsigned char* gen_active = static_cast<unsigned char*>(buf.ptr[TG_REPULSIVE_GEN_ACTIVE]);
     if (gen_active[e] == 0u) {
         return;
     }
-    tg_vec2* raw = (tg_vec2*)buf.ptr[0] + (tg_u64)e * p.c.raw_max;
-    tg_u32* raw_count = (tg_u32*)buf.ptr[1];
-    float* gen = (float*)buf.ptr[2] + (tg_u64)e * p.c.gen_len;
-    tg_u32* gen_u32 = (tg_u32*)buf.ptr[3] + (tg_u64)e * p.c.gen_u32_len;
+    tg_vec2* raw = static_cast<tg_vec2*>(buf.ptr[TG_GENERATE_RAW]) + (tg_u64)e * p.c.raw_max;
+    tg_u32* raw_count = static_cast<tg_u32*>(buf.ptr[TG_GENERATE_RAW_COUNT]);
+    float* gen = static_cast<float*>(buf.ptr[TG_GENERATE_GEN]) + (tg_u64)e * p.c.gen_len;
+    tg_u32* gen_u32 =
+        static_cast<tg_u32*>(buf.ptr[TG_GENERATE_GEN_U32]) + (tg_u64)e * p.c.gen_u32_len;
     bool still = false;
     tg_u32 n = tg_repulsive_window_lane(&p, gen, gen_u32, raw, p.c.raw_max, &still);
     raw_count[e] = n < p.c.raw_max ? n : p.c.raw_max;

@@ -12,49 +12,8 @@
 
 #include "common/geom.cuh"
 #include "common/rng.cuh"
+#include "track/generate.cuh"
 #include "track/geometry.cuh"
-
-#ifndef TG_GENERATE_COMMON_DEFINED
-#define TG_GENERATE_COMMON_DEFINED
-// The generator pass parameters every generator shares (the pipeline's part of the params).
-struct tg_generate_common {
-    tg_u64 seed;
-    tg_u64 env_base;
-    tg_u32 raw_max;
-    tg_u32 gen_len;
-    tg_u32 gen_u32_len;
-    tg_u32 pad;
-};
-static_assert(sizeof(tg_generate_common) == 32, "tg_generate_common is 32 bytes");
-#endif
-
-#ifndef TG_CATMULL_ROM_CLOSED_DEFINED
-#define TG_CATMULL_ROM_CLOSED_DEFINED
-// Samples per control segment of tg_catmull_rom_closed (Rust `spline::SAMPLES_PER_SEGMENT`).
-#define TG_SAMPLES_PER_SEGMENT 12u
-
-// The closed uniform Catmull–Rom spline through ctrl[0..n) sampled into out (at most out_len
-// points, TG_SAMPLES_PER_SEGMENT per control point); returns the number written. Rust
-// `generators::spline::catmull_rom_closed`.
-TG_HD inline tg_u32 tg_catmull_rom_closed(const tg_vec2* ctrl, tg_u32 n, tg_vec2* out, tg_u32 out_len) {
-    tg_u32 written = 0u;
-    for (tg_u32 i = 0u; i < n; ++i) {
-        tg_vec2 p0 = ctrl[(i + n - 1u) % n];
-        tg_vec2 p1 = ctrl[i];
-        tg_vec2 p2 = ctrl[(i + 1u) % n];
-        tg_vec2 p3 = ctrl[(i + 2u) % n];
-        for (tg_u32 k = 0u; k < TG_SAMPLES_PER_SEGMENT; ++k) {
-            if (written == out_len) {
-                return written;
-            }
-            float t = (float)k / (float)TG_SAMPLES_PER_SEGMENT;
-            out[written] = tg_catmull_rom2(p0, p1, p2, p3, t);
-            written += 1u;
-        }
-    }
-    return written;
-}
-#endif
 
 // `tg_track_repulsive` / `tg_track_repulsive_window`'s parameters: the common part, then the
 // Rust `Repulsive` fields.

@@ -10,22 +10,9 @@
 
 #include "common/geom.cuh"
 #include "common/rng.cuh"
+#include "track/generate.cuh"
 #include "track/geometry.cuh"
 #include "track/raster.cuh"
-
-#ifndef TG_GENERATE_COMMON_DEFINED
-#define TG_GENERATE_COMMON_DEFINED
-// The generator pass parameters every generator shares (the pipeline's part of the params).
-struct tg_generate_common {
-    tg_u64 seed;
-    tg_u64 env_base;
-    tg_u32 raw_max;
-    tg_u32 gen_len;
-    tg_u32 gen_u32_len;
-    tg_u32 pad;
-};
-static_assert(sizeof(tg_generate_common) == 32, "tg_generate_common is 32 bytes");
-#endif
 
 // `tg_track_voronoi`'s parameters: the common part, then the Rust `Voronoi` fields.
 struct tg_voronoi_params {

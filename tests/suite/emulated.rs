@@ -15,7 +15,7 @@ use trackgen::track::generators;
 use trackgen::track::{Pipeline, TrackBatch};
 
 /// The emulated kernel library, compiled once per test process.
-fn emulated() -> Option<Arc<EmulatedKernels>> {
+pub(crate) fn emulated() -> Option<Arc<EmulatedKernels>> {
     static KERNELS: OnceLock<Result<Arc<EmulatedKernels>, String>> = OnceLock::new();
     match KERNELS.get_or_init(|| {
         EmulatedKernels::build()
@@ -32,7 +32,9 @@ fn emulated() -> Option<Arc<EmulatedKernels>> {
     }
 }
 
-fn run(
+/// `generate` at generation 0, then `regenerate` for each mask (bumping the masked envs'
+/// generation): the batch and the trace after each run.
+pub(crate) fn run(
     preset: &Preset,
     n: usize,
     backend: Backend,

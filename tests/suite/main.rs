@@ -20,6 +20,7 @@ mod course_support;
 mod determinism;
 mod dir_listing;
 mod emulated;
+mod emulated_generators;
 mod golden;
 mod layout;
 mod math_accuracy;
