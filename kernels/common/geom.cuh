@@ -125,4 +125,24 @@ TG_HD inline tg_vec2 tg_catmull_rom2(tg_vec2 p0, tg_vec2 p1, tg_vec2 p2, tg_vec2
     return tg_bezier2(p1, b, c, p2, t);
 }
 
+// ---- Track stages after the generator (resample, relax, validity, z-profile, inflation) ----
+
+// Per-env flags (Rust `u8`).
+typedef unsigned char tg_u8;
+
+// Rust `x as u64` / `x as usize` (64-bit targets): truncates toward zero, saturating (NaN and
+// negatives → 0, ≥ 2⁶⁴ → u64::MAX).
+TG_HD inline tg_u64 tg_f32_to_u64(float x) {
+    if (!(x > -1.0f)) {
+        return 0ull;
+    }
+    if (x >= 0x1p+64f) {
+        return 0xffffffffffffffffull;
+    }
+    return (tg_u64)x;
+}
+
+// glam `Vec3::NAN`.
+TG_HD inline tg_vec3 tg_vec3_nan() { return tg_v3(tg_nan(), tg_nan(), tg_nan()); }
+
 #endif // TG_COMMON_GEOM_CUH

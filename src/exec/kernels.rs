@@ -5,6 +5,10 @@
 //! files for the device at run time; the emulated-CUDA executor ([`super::emulated`]) writes them
 //! out and compiles them as host C++. A test checks that this table and the directory agree.
 
+use std::path::Path;
+
+use crate::{Error, Result};
+
 /// One kernel source file.
 #[derive(Clone, Copy, Debug)]
 pub struct Source {
@@ -28,11 +32,19 @@ sources![
     "common/math.cuh",
     "common/rng.cuh",
     "common/kernel.cuh",
+    "common/condition.cu",
     "common/geom.cuh",
     "common/selftest.cuh",
     "common/selftest.cu",
     "exec/control.cu",
     "track/geometry.cuh",
+    "track/chunks.cuh",
+    "track/grid.cuh",
+    "track/resample.cuh",
+    "track/relax.cuh",
+    "track/validity.cuh",
+    "track/zprofile.cuh",
+    "track/inflate.cuh",
     "track/pipeline.cu",
     "track/generate.cuh",
     "track/polar.cuh",
@@ -50,7 +62,21 @@ sources![
     "track/voronoi.cu",
     "track/repulsive.cuh",
     "track/repulsive.cu",
+    "track/stages.cu",
 ];
+
+/// Writes every source under `dir`, at its path (`dir/common/math.cuh`, ...): the include root
+/// of a compile from the embedded sources.
+pub fn write_tree(dir: &Path) -> Result<()> {
+    for s in SOURCES {
+        let file = dir.join(s.path);
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        std::fs::write(&file, s.text).map_err(|e| Error::io(&file, e))?;
+    }
+    Ok(())
+}
 
 /// The kernel units: the sources that define kernels (`.cu`).
 pub fn units() -> impl Iterator<Item = &'static Source> {

@@ -94,6 +94,12 @@ fn emulated_kernels_match_the_cpu_for_every_preset() {
         let kernels_run: Vec<_> = traces[0].kernels.keys().collect();
         let cpu_run: Vec<_> = traces[0].cpu_passes.keys().collect();
         eprintln!("{name}: kernels {kernels_run:?}; on the CPU {cpu_run:?}");
+        // Every pass after the generator has its kernel (kernels/track/stages.cu).
+        let generator = generators::from_preset(&preset);
+        assert!(
+            cpu_run.iter().all(|pass| pass.as_str() == generator.name()),
+            "{name}: passes after the generator ran on the CPU: {cpu_run:?}"
+        );
         // The all-zero mask runs nothing but the mask's reduction.
         let last = traces.last().unwrap();
         assert_eq!(
@@ -101,6 +107,66 @@ fn emulated_kernels_match_the_cpu_for_every_preset() {
             0,
             "{name}: an all-zero mask ran passes: {last:?}"
         );
+    }
+}
+
+/// Variants of the `track` preset that take the paths the built-in presets rarely or never take:
+/// the uniform and random-walk height profiles, a capacity that caps the resampled count, and a
+/// single short attempt with a wide separation margin (the relaxation's separation pass, failed
+/// validity, the fallback circle). Each is byte-identical on the emulated kernels and the CPU, and
+/// each is checked to take its path.
+#[test]
+fn emulated_kernels_match_the_cpu_off_the_presets_paths() {
+    /// Whether a generated batch shows that its variant took the path it is for.
+    type TakesPath = fn(&TrackBatch) -> bool;
+    let Some(kernels) = emulated() else { return };
+    let n = 128;
+    let variants: [(&str, &str, TakesPath); 4] = [
+        (
+            "uniform heights",
+            "[zprofile]\nkind = \"uniform\"\namplitude_m = 4.0\n",
+            |b| b.center.iter().any(|p| p.z != 0.0 && p.z.is_finite()),
+        ),
+        (
+            "random-walk heights",
+            "[zprofile]\nkind = \"random_walk\"\namplitude_m = 4.0\n",
+            |b| b.center.iter().any(|p| p.z != 0.0 && p.z.is_finite()),
+        ),
+        ("capped count", "[track]\nn_max = 16\n", |b| {
+            b.count.contains(&16)
+        }),
+        (
+            "one short attempt",
+            "[track]\nmax_attempts = 1\n[relax]\nmax_windows = 1\nsweeps_per_window = 1\nmargin = 2.0\n",
+            |b| b.valid.contains(&0) && b.valid.contains(&1),
+        ),
+    ];
+    let mask: Vec<u8> = (0..n as u64)
+        .map(|e| u8::from(trackgen::rng::mix64(e) % 2 == 0))
+        .collect();
+    for (name, text, takes_path) in variants {
+        let preset = Preset::parse(text, name).unwrap();
+        let cpu = run(
+            &preset,
+            n,
+            Backend::Cpu(Launch::new()),
+            11,
+            std::slice::from_ref(&mask),
+        )
+        .0;
+        let backend = Backend::Emulated {
+            kernels: kernels.clone(),
+            launch: Launch::new(),
+            cpu_fallback: true,
+        };
+        let emu = run(&preset, n, backend, 11, std::slice::from_ref(&mask)).0;
+        for (i, (a, b)) in cpu.iter().zip(&emu).enumerate() {
+            assert!(
+                a.bytes_eq(b),
+                "{name}: run {i} differs between the CPU and the emulated kernels"
+            );
+        }
+        assert!(takes_path(&cpu[0]), "{name}: the variant misses its path");
     }
 }
 

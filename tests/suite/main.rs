@@ -17,6 +17,7 @@ mod course_gates;
 mod course_laps;
 mod course_regenerate;
 mod course_support;
+mod cuda_device;
 mod determinism;
 mod dir_listing;
 mod emulated;

@@ -8,14 +8,20 @@
 
 use std::path::{Path, PathBuf};
 
-use trackgen::exec::nvrtc::Nvrtc;
+use trackgen::exec::cuda::nvrtc::Nvrtc;
 
 /// The architectures kernels are compiled for: A100 and H100/H200.
 const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 
-/// The kernel source tree.
+/// The kernel source tree: beside the crate's manifest when built here, else `./kernels` (the
+/// device check runs the carried test binary from the repository root).
 fn kernels_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    if built.is_dir() {
+        built
+    } else {
+        PathBuf::from("kernels")
+    }
 }
 
 /// Every `.cu` and `.cuh` file under `dir`, sorted.
