@@ -18,6 +18,8 @@
 //!   `regenerate(mask, advance)`; [`CourseConfig`] and [`Binding`] (in `config`) are its
 //!   settings and inputs; [`StepOutputs`] documents every output; the step pass (`step_pass`)
 //!   is the lane function that `step()` runs.
+//! - [`Course::lookahead`] (in `lookahead`): the path ahead of each env in its body frame, with
+//!   its curvature: the observation of racing policies.
 //! - [`PurePursuit`]: a scripted agent for tests, examples and benchmarks.
 //!
 //! Every per-env pass is a lane function run by [`Launch::lanes`](crate::exec::Launch::lanes);
@@ -34,6 +36,7 @@ mod gate_pipeline;
 pub mod gates;
 pub mod geometry;
 pub mod localize;
+mod lookahead;
 mod outputs;
 mod runtime;
 mod step;

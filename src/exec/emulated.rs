@@ -246,13 +246,7 @@ impl EmulatedKernels {
 fn compile(cxx: &str, options: &[&str], main: &str, dir: &Path, path: &Path) -> Result<()> {
     let io = |p: &Path, e: std::io::Error| Error::io(p, e);
     let src = dir.join("src");
-    for s in kernels::SOURCES {
-        let file = src.join(s.path);
-        if let Some(parent) = file.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
-        }
-        std::fs::write(&file, s.text).map_err(|e| io(&file, e))?;
-    }
+    kernels::write_tree(&src)?;
     let unit = src.join("emulated_main.cpp");
     std::fs::write(&unit, main).map_err(|e| io(&unit, e))?;
     let tmp = dir.join(format!("kernels.so.{}.tmp", std::process::id()));

@@ -18,6 +18,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::cuda::{ConditionalKind, CudaKernels, CudaStream, DeviceBuffer, Kernel};
 use super::emulated::{EmulatedKernels, MAX_BUFFERS};
 use super::Launch;
 use crate::{Error, Result};
@@ -115,6 +116,76 @@ pub enum Backend {
         /// testing kernels one at a time against the CPU).
         cpu_fallback: bool,
     },
+    /// The kernels on a CUDA device, on device buffers ([`run_cuda`], [`record_cuda`]).
+    Cuda {
+        /// The device and its kernel table.
+        kernels: Arc<CudaKernels>,
+        /// The host pool (for work that stays on the host).
+        launch: Launch,
+    },
+}
+
+/// A device a backend runs on, as users name it: `cpu`, `emulated` (the CUDA kernels compiled
+/// for the host), `cuda` or `cuda:N` (CUDA device N).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Device {
+    /// The CPU lane functions.
+    Cpu,
+    /// The CUDA kernels, compiled as host C++ and run on the CPU.
+    Emulated,
+    /// CUDA device `ordinal`.
+    Cuda(usize),
+}
+
+impl std::str::FromStr for Device {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "cpu" => Ok(Device::Cpu),
+            "emulated" => Ok(Device::Emulated),
+            "cuda" => Ok(Device::Cuda(0)),
+            _ => s
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse().ok())
+                .map(Device::Cuda)
+                .ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "device {s:?}: expected cpu, emulated, cuda or cuda:N"
+                    ))
+                }),
+        }
+    }
+}
+
+impl std::fmt::Display for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Device::Cpu => write!(f, "cpu"),
+            Device::Emulated => write!(f, "emulated"),
+            Device::Cuda(n) => write!(f, "cuda:{n}"),
+        }
+    }
+}
+
+impl Backend {
+    /// The backend of `device`, with `launch` as its host pool: the emulated kernels are compiled
+    /// (or loaded from the cache), a CUDA device is opened with its kernel table (an
+    /// [`Error::CudaUnavailable`] says why it cannot be).
+    pub fn new(device: Device, launch: Launch) -> Result<Self> {
+        Ok(match device {
+            Device::Cpu => Backend::Cpu(launch),
+            Device::Emulated => Backend::Emulated {
+                kernels: Arc::new(EmulatedKernels::build()?),
+                launch,
+                cpu_fallback: false,
+            },
+            Device::Cuda(ordinal) => Backend::Cuda {
+                kernels: Arc::new(CudaKernels::new(ordinal)?),
+                launch,
+            },
+        })
+    }
 }
 
 impl Default for Backend {
@@ -128,7 +199,7 @@ impl Backend {
     pub fn launch(&self) -> &Launch {
         match self {
             Backend::Cpu(l) => l,
-            Backend::Emulated { launch, .. } => launch,
+            Backend::Emulated { launch, .. } | Backend::Cuda { launch, .. } => launch,
         }
     }
 }
@@ -162,6 +233,13 @@ const CONTROL_KERNELS: [&str; 2] = ["tg_clear_word", "tg_any_u8"];
 
 /// Runs `ops` over `state` on `backend`.
 pub fn run<S: BufferSet + Send>(ops: &[Op<S>], backend: &Backend, state: &mut S) -> Result<Trace> {
+    if matches!(backend, Backend::Cuda { .. }) {
+        return Err(Error::Invalid(
+            "a plan on host buffers cannot run on the CUDA backend: run it on device buffers \
+             (plan::run_cuda)"
+                .into(),
+        ));
+    }
     check(ops, backend)?;
     let mut trace = Trace::default();
     backend
@@ -231,7 +309,7 @@ fn run_ops<S: BufferSet>(ops: &[Op<S>], backend: &Backend, state: &mut S, trace:
         match op {
             Op::Pass(p) => run_pass(p, backend, state, trace),
             Op::Any { flags, cond } => match backend {
-                Backend::Cpu(_) => {
+                Backend::Cpu(_) | Backend::Cuda { .. } => {
                     let any = state.bytes_mut(*flags).iter().any(|&f| f != 0);
                     state
                         .bytes_mut(*cond)
@@ -274,7 +352,7 @@ fn run_ops<S: BufferSet>(ops: &[Op<S>], backend: &Backend, state: &mut S, trace:
 
 fn run_pass<S: BufferSet>(p: &Pass<S>, backend: &Backend, state: &mut S, trace: &mut Trace) {
     let kernel = match backend {
-        Backend::Cpu(_) => None,
+        Backend::Cpu(_) | Backend::Cuda { .. } => None,
         Backend::Emulated { kernels, .. } => {
             p.kernel.filter(|k| kernels.has(k)).map(|k| (kernels, k))
         }
@@ -293,4 +371,283 @@ fn run_pass<S: BufferSet>(p: &Pass<S>, backend: &Backend, state: &mut S, trace: 
             *trace.kernels.entry(k).or_default() += 1;
         }
     }
+}
+
+/// A plan's state on a device: its buffers, by id.
+pub trait DeviceBuffers {
+    /// The device buffer of `id` (panics on an id the state does not have).
+    fn device_buffer(&self, id: BufId) -> &DeviceBuffer;
+}
+
+/// The condition-setter unit (`kernels/common/condition.cu`).
+const CONDITION_UNIT: &str = "common/condition.cu";
+
+/// Loads every kernel `ops` launches, so that nothing is compiled or loaded while recording
+/// (and a pass without a kernel is refused before anything runs). Call it before a capture
+/// begins: loading a module is not allowed while a stream captures.
+pub fn load_cuda<S>(ops: &[Op<S>], kernels: &CudaKernels) -> Result<()> {
+    for op in ops {
+        match op {
+            Op::Pass(p) => {
+                let k = p.kernel.ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "stage {} has no kernel source: it runs on the CPU backend only",
+                        p.name
+                    ))
+                })?;
+                kernels.kernel(k)?;
+            }
+            Op::Any { .. } => {}
+            Op::If { body, .. } | Op::While { body, .. } => load_cuda(body, kernels)?,
+        }
+    }
+    for k in CONTROL_KERNELS {
+        kernels.kernel(k)?;
+    }
+    for k in ["tg_set_condition", "tg_end_window"] {
+        kernels.raw_kernel(CONDITION_UNIT, k)?;
+    }
+    Ok(())
+}
+
+/// Launches a pass's kernel on `stream`.
+fn launch_pass<S, D: DeviceBuffers>(
+    p: &Pass<S>,
+    kernels: &CudaKernels,
+    state: &D,
+    stream: &CudaStream,
+) -> Result<&'static str> {
+    let name = p.kernel.expect("checked by load_cuda");
+    let buffers: Vec<&DeviceBuffer> = p
+        .buffers
+        .iter()
+        .map(|(id, _)| state.device_buffer(*id))
+        .collect();
+    kernels
+        .kernel(name)?
+        .launch_params(stream, &p.params, &buffers, p.lanes)?;
+    Ok(name)
+}
+
+/// Launches the reduction `cond = any(flags)` on `stream`.
+fn launch_any<D: DeviceBuffers>(
+    kernels: &CudaKernels,
+    state: &D,
+    flags: BufId,
+    cond: BufId,
+    stream: &CudaStream,
+) -> Result<()> {
+    let (f, c) = (state.device_buffer(flags), state.device_buffer(cond));
+    let params = [0u8; 8];
+    kernels
+        .kernel("tg_clear_word")?
+        .launch_params(stream, &params, &[c], 1)?;
+    kernels
+        .kernel("tg_any_u8")?
+        .launch_params(stream, &params, &[f, c], f.len() as u32)
+}
+
+/// Runs `ops` eagerly on the device's library stream: kernels launch in order; an `If` or a
+/// `While` reads its condition word back (one synchronisation per decision). The reference for
+/// the recorded form ([`record_cuda`]), and what a run without graphs does.
+pub fn run_cuda<S, D: DeviceBuffers>(
+    ops: &[Op<S>],
+    kernels: &CudaKernels,
+    state: &D,
+) -> Result<Trace> {
+    load_cuda(ops, kernels)?;
+    let mut trace = Trace::default();
+    run_cuda_ops(ops, kernels, state, &mut trace)?;
+    kernels.device().synchronize()?;
+    Ok(trace)
+}
+
+fn read_word<D: DeviceBuffers>(kernels: &CudaKernels, state: &D, id: BufId) -> Result<u32> {
+    let mut word = [0u8; 4];
+    kernels
+        .device()
+        .download(state.device_buffer(id), &mut word)?;
+    Ok(u32::from_le_bytes(word))
+}
+
+fn run_cuda_ops<S, D: DeviceBuffers>(
+    ops: &[Op<S>],
+    kernels: &CudaKernels,
+    state: &D,
+    trace: &mut Trace,
+) -> Result<()> {
+    let stream = kernels.device().stream().clone();
+    for op in ops {
+        match op {
+            Op::Pass(p) => {
+                let name = launch_pass(p, kernels, state, &stream)?;
+                *trace.kernels.entry(name).or_default() += 1;
+            }
+            Op::Any { flags, cond } => {
+                launch_any(kernels, state, *flags, *cond, &stream)?;
+                for k in CONTROL_KERNELS {
+                    *trace.kernels.entry(k).or_default() += 1;
+                }
+            }
+            Op::If { cond, body } => {
+                if read_word(kernels, state, *cond)? != 0 {
+                    run_cuda_ops(body, kernels, state, trace)?;
+                }
+            }
+            Op::While {
+                cond,
+                max_windows,
+                body,
+            } => {
+                let mut windows = 0;
+                while windows < *max_windows && read_word(kernels, state, *cond)? != 0 {
+                    run_cuda_ops(body, kernels, state, trace)?;
+                    windows += 1;
+                }
+                trace.windows.push(windows);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The number of `While` ops in `ops` (each needs a device window counter when recorded).
+pub fn count_loops<S>(ops: &[Op<S>]) -> usize {
+    ops.iter()
+        .map(|op| match op {
+            Op::Pass(_) | Op::Any { .. } => 0,
+            Op::If { body, .. } => count_loops(body),
+            Op::While { body, .. } => 1 + count_loops(body),
+        })
+        .sum()
+}
+
+/// Records `ops` into the graph `stream` is capturing (trackgen's own capture, or a foreign one
+/// such as PyTorch's), without ending it: passes become kernel nodes, `If` an IF node and `While`
+/// a WHILE node whose body ends with a kernel that counts the window and sets the condition
+/// (`cond != 0` and fewer than `max_windows` windows). `counters` holds one `u32` device word per
+/// `While` ([`count_loops`]), reset by the graph itself before each loop. Every buffer of
+/// `state`, the counters and the loaded modules are pinned to the graph (a user object), so
+/// dropping their Rust owners while the graph lives frees nothing it reads. Every kernel must be
+/// loaded first ([`load_cuda`], before the capture began).
+pub fn record_cuda<S, D: DeviceBuffers>(
+    ops: &[Op<S>],
+    kernels: &CudaKernels,
+    state: &D,
+    buffers: &[&DeviceBuffer],
+    counters: &[DeviceBuffer],
+    stream: &CudaStream,
+) -> Result<()> {
+    if counters.len() < count_loops(ops) {
+        return Err(Error::Invalid(format!(
+            "recording a plan with {} loops: {} window counters given",
+            count_loops(ops),
+            counters.len()
+        )));
+    }
+    let setters = Setters {
+        set: kernels.raw_kernel(CONDITION_UNIT, "tg_set_condition")?,
+        end: kernels.raw_kernel(CONDITION_UNIT, "tg_end_window")?,
+    };
+    let mut next_counter = 0;
+    record_ops(
+        ops,
+        kernels,
+        state,
+        counters,
+        &mut next_counter,
+        &setters,
+        stream,
+    )?;
+    let mut pinned: Vec<&DeviceBuffer> = buffers.to_vec();
+    pinned.extend(counters.iter());
+    let modules = kernels.loaded_modules();
+    let modules: Vec<_> = modules.iter().collect();
+    kernels.recorder().pin(stream, &pinned, &modules)
+}
+
+/// The condition-setter kernels.
+struct Setters {
+    set: Kernel,
+    end: Kernel,
+}
+
+fn record_ops<S, D: DeviceBuffers>(
+    ops: &[Op<S>],
+    kernels: &CudaKernels,
+    state: &D,
+    counters: &[DeviceBuffer],
+    next_counter: &mut usize,
+    setters: &Setters,
+    stream: &CudaStream,
+) -> Result<()> {
+    use super::cuda::Arg;
+    for op in ops {
+        match op {
+            Op::Pass(p) => {
+                launch_pass(p, kernels, state, stream)?;
+            }
+            Op::Any { flags, cond } => launch_any(kernels, state, *flags, *cond, stream)?,
+            Op::If { cond, body } => {
+                let condition = kernels.recorder().condition(stream, None)?;
+                setters.set.launch(
+                    stream,
+                    1,
+                    1,
+                    &[condition.arg(), Arg::Buffer(state.device_buffer(*cond))],
+                )?;
+                let mut inner = Ok(());
+                kernels
+                    .recorder()
+                    .conditional(stream, condition, ConditionalKind::If, |s| {
+                        inner =
+                            record_ops(body, kernels, state, counters, next_counter, setters, s);
+                        Ok(())
+                    })?;
+                inner?;
+            }
+            Op::While {
+                cond,
+                max_windows,
+                body,
+            } => {
+                let counter = &counters[*next_counter];
+                *next_counter += 1;
+                if *max_windows == 0 {
+                    continue;
+                }
+                kernels
+                    .kernel("tg_clear_word")?
+                    .launch_params(stream, &[0u8; 8], &[counter], 1)?;
+                let condition = kernels.recorder().condition(stream, None)?;
+                let cond_buffer = state.device_buffer(*cond);
+                setters
+                    .set
+                    .launch(stream, 1, 1, &[condition.arg(), Arg::Buffer(cond_buffer)])?;
+                let mut inner = Ok(());
+                kernels
+                    .recorder()
+                    .conditional(stream, condition, ConditionalKind::While, |s| {
+                        inner =
+                            record_ops(body, kernels, state, counters, next_counter, setters, s)
+                                .and_then(|()| {
+                                    setters.end.launch(
+                                        s,
+                                        1,
+                                        1,
+                                        &[
+                                            condition.arg(),
+                                            Arg::Buffer(cond_buffer),
+                                            Arg::Buffer(counter),
+                                            Arg::U32(*max_windows),
+                                        ],
+                                    )
+                                });
+                        Ok(())
+                    })?;
+                inner?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -6,6 +6,7 @@
 //! branches on per-env data. Retries and relaxation are [`Launch::bounded_loop`]s, masked
 //! regeneration is [`Launch::skip_unless`]. All scratch is allocated once in [`Pipeline::new`].
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -18,8 +19,9 @@ use super::relax::{relax_sweeps, violation, RelaxConsts, RelaxScratch, TOO_CLOSE
 use super::resample::resample_closed;
 use super::validity::{is_valid, ValidityConsts, ValidityScratch, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
+use crate::exec::cuda::{CaptureMode, CudaKernels, DeviceBuffer, GraphExec};
 use crate::exec::plan::{
-    self, params_bytes, Access, Backend, BufId, BufferSet, CpuPass, Op, Pass, Trace,
+    self, params_bytes, Access, Backend, BufId, BufferSet, CpuPass, DeviceBuffers, Op, Pass, Trace,
 };
 use crate::exec::Launch;
 use crate::geom::Vec2;
@@ -43,6 +45,94 @@ pub struct Pipeline {
     relax: RelaxConsts,
     validity: ValidityConsts,
     scratch: Scratch,
+    /// The buffers on the device (the CUDA backend).
+    device: Option<DeviceState>,
+}
+
+/// The pipeline's buffers on a CUDA device, and the graph recorded for them.
+struct DeviceState {
+    kernels: Arc<CudaKernels>,
+    bufs: HashMap<BufId, DeviceBuffer>,
+    /// One window counter per `While` of the plan.
+    counters: Vec<DeviceBuffer>,
+    graphs: bool,
+    /// The graph of the plan for `(seed, env_base)` (the buffers never move, so those are the
+    /// whole capture key besides the pipeline itself).
+    graph: Option<((u64, u64), GraphExec)>,
+}
+
+impl DeviceBuffers for DeviceState {
+    fn device_buffer(&self, id: BufId) -> &DeviceBuffer {
+        &self.bufs[&id]
+    }
+}
+
+fn not_on_device() -> Error {
+    Error::Invalid("the pipeline is not on a CUDA device (Backend::Cuda)".into())
+}
+
+/// The buffers a run uploads (the batch, so that unmasked envs keep their bytes, and the run's
+/// inputs) and downloads (the batch).
+const BATCH_IDS: [BufId; 11] = [
+    buf::CENTER,
+    buf::OUTER,
+    buf::INNER,
+    buf::TANGENT,
+    buf::NORMAL,
+    buf::ARCLEN,
+    buf::COUNT_OUT,
+    buf::LENGTH,
+    buf::VALID,
+    buf::ATTEMPTS,
+    buf::GENERATION,
+];
+
+impl DeviceState {
+    /// Runs `ops` on the device for the host state's mask and batch: uploads them, runs,
+    /// downloads the batch.
+    fn run(
+        &mut self,
+        ops: &[Op<TrackState<'_>>],
+        seed: u64,
+        host: &mut TrackState<'_>,
+    ) -> Result<Trace> {
+        let device = self.kernels.device();
+        for id in BATCH_IDS.into_iter().chain([buf::MASK]) {
+            device.upload(&self.bufs[&id], host.bytes_mut(id))?;
+        }
+        let trace = self.execute(ops, seed, host.batch.env_base)?;
+        let device = self.kernels.device();
+        for id in BATCH_IDS {
+            device.download(&self.bufs[&id], host.bytes_mut(id))?;
+        }
+        Ok(trace)
+    }
+
+    /// Runs `ops` on the device buffers as they are: the graph recorded for `(seed, env_base)`
+    /// (recorded now if the key changed), or eagerly; waits for the device.
+    fn execute<S>(&mut self, ops: &[Op<S>], seed: u64, env_base: u64) -> Result<Trace> {
+        let device = self.kernels.device();
+        if !self.graphs {
+            return plan::run_cuda(ops, &self.kernels, self);
+        }
+        let key = (seed, env_base);
+        if self.graph.as_ref().map(|(k, _)| *k) != Some(key) {
+            self.graph = None;
+            plan::load_cuda(ops, &self.kernels)?;
+            let stream = device.stream().clone();
+            device.begin_capture(&stream, CaptureMode::ThreadLocal)?;
+            let buffers: Vec<&DeviceBuffer> = self.bufs.values().collect();
+            let recorded =
+                plan::record_cuda(ops, &self.kernels, self, &buffers, &self.counters, &stream);
+            let graph = device.end_capture(&stream);
+            recorded?;
+            self.graph = Some((key, graph?.instantiate()?));
+        }
+        let (_, exec) = self.graph.as_ref().expect("recorded above");
+        exec.launch(device.stream())?;
+        device.synchronize()?;
+        Ok(Trace::default())
+    }
 }
 
 /// Per-env scratch buffers, sized once.
@@ -147,7 +237,7 @@ impl Pipeline {
             half_width_m: t.half_width_m,
             min_turn_radius_m: t.min_turn_radius_m,
         };
-        Ok(Self {
+        let mut pipeline = Self {
             preset: preset.clone(),
             backend,
             trace: Trace::default(),
@@ -162,7 +252,68 @@ impl Pipeline {
             relax,
             validity,
             scratch,
-        })
+            device: None,
+        };
+        if let Backend::Cuda { kernels, .. } = &pipeline.backend {
+            let kernels = kernels.clone();
+            let mut batch = pipeline.new_batch(0)?;
+            let mut host = TrackState {
+                s: &mut pipeline.scratch,
+                batch: &mut batch,
+            };
+            let mut bufs = HashMap::new();
+            for id in buf::ALL {
+                let bytes = host.bytes_mut(id).len();
+                bufs.insert(id, kernels.device().alloc_zeroed(bytes)?);
+            }
+            let loops = plan::count_loops(&pipeline.plan(0, 0));
+            let counters = (0..loops)
+                .map(|_| kernels.device().alloc_zeroed(4))
+                .collect::<Result<Vec<_>>>()?;
+            pipeline.device = Some(DeviceState {
+                kernels,
+                bufs,
+                counters,
+                graphs: true,
+                graph: None,
+            });
+        }
+        Ok(pipeline)
+    }
+
+    /// On the CUDA backend: copies `mask` into the device's mask buffer (the envs the next
+    /// [`regenerate_on_device`](Self::regenerate_on_device) regenerates).
+    pub fn set_device_mask(&mut self, mask: &[u8]) -> Result<()> {
+        Launch::check_mask(mask, self.n_envs)?;
+        let device = self.device_state()?;
+        device
+            .kernels
+            .device()
+            .upload(&device.bufs[&buf::MASK], mask)
+    }
+
+    /// On the CUDA backend: regenerates the envs of the device's mask in the device-resident
+    /// batch, with no transfer (the recorded graph replayed; recorded first if `seed` or
+    /// `env_base` changed), and waits for it. The device batch holds what the last
+    /// `generate`/`regenerate` uploaded and produced; `generation` there is not advanced.
+    pub fn regenerate_on_device(&mut self, seed: u64, env_base: u64) -> Result<()> {
+        let ops = self.plan(seed, env_base);
+        let device = self.device.as_mut().ok_or_else(not_on_device)?;
+        self.trace = device.execute::<TrackState<'_>>(&ops, seed, env_base)?;
+        Ok(())
+    }
+
+    fn device_state(&self) -> Result<&DeviceState> {
+        self.device.as_ref().ok_or_else(not_on_device)
+    }
+
+    /// On the CUDA backend: whether `generate` / `regenerate` record the plan into a CUDA graph
+    /// (once per seed and env base; the default) or launch it eagerly, reading each condition
+    /// word back. No effect on the host backends.
+    pub fn set_graphs(&mut self, graphs: bool) {
+        if let Some(d) = &mut self.device {
+            d.graphs = graphs;
+        }
     }
 
     /// The preset this pipeline was built for.
@@ -219,7 +370,10 @@ impl Pipeline {
             s: &mut self.scratch,
             batch,
         };
-        self.trace = plan::run(&ops, &self.backend, &mut state)?;
+        match &mut self.device {
+            None => self.trace = plan::run(&ops, &self.backend, &mut state)?,
+            Some(device) => self.trace = device.run(&ops, seed, &mut state)?,
+        }
         Ok(())
     }
 
@@ -791,6 +945,45 @@ impl Pipeline {
 /// The pipeline's buffers as plan buffer ids: the scratch, the batch, and the condition words.
 mod buf {
     use crate::exec::plan::BufId;
+
+    /// Every buffer of the state.
+    pub const ALL: [BufId; 35] = [
+        RAW,
+        RAW_COUNT,
+        GEN,
+        GEN_U32,
+        PTS,
+        COUNT,
+        Z,
+        ARCS,
+        PAIR,
+        MIDS,
+        HEADS,
+        NEXT,
+        CELLS,
+        LATTICE,
+        ACTIVE,
+        GEN_ACTIVE,
+        RELAX_ACTIVE,
+        ATTEMPT,
+        OK,
+        MASK,
+        COND_MASK,
+        COND_ATTEMPT,
+        COND_GENERATE,
+        COND_RELAX,
+        CENTER,
+        OUTER,
+        INNER,
+        TANGENT,
+        NORMAL,
+        ARCLEN,
+        COUNT_OUT,
+        LENGTH,
+        VALID,
+        ATTEMPTS,
+        GENERATION,
+    ];
 
     pub const RAW: BufId = BufId(0);
     pub const RAW_COUNT: BufId = BufId(1);

@@ -18,6 +18,7 @@ mod course_laps;
 mod course_regenerate;
 mod course_support;
 mod cuda_device;
+mod cuda_pipeline;
 mod determinism;
 mod dir_listing;
 mod emulated;

@@ -286,14 +286,37 @@ impl Kernel {
         buffers: &[&DeviceBuffer],
         lanes: u32,
     ) -> Result<()> {
-        let expected = [std::mem::size_of::<P>(), 8 * MAX_BUFFERS, 4];
-        if self.params != expected {
+        let size = std::mem::size_of::<P>();
+        if self.params.first() != Some(&size) {
             return Err(Error::Invalid(format!(
-                "kernel `{}` has parameters of {:?} bytes: expected {expected:?} (params, \
-                 tg_buffers, lanes) for a {}-byte parameter struct",
+                "kernel `{}` has parameters of {:?} bytes: expected a {size}-byte parameter \
+                 struct first",
+                self.name, self.params
+            )));
+        }
+        self.launch_params(stream, bytemuck::bytes_of(params), buffers, lanes)
+    }
+
+    /// [`launch_lanes`](Self::launch_lanes) with the parameter struct given as its bytes (what an
+    /// execution plan's pass holds): `params` may carry up to 7 bytes of padding past the struct
+    /// the kernel declares, never fewer bytes than it.
+    pub fn launch_params(
+        &self,
+        stream: &CudaStream,
+        params: &[u8],
+        buffers: &[&DeviceBuffer],
+        lanes: u32,
+    ) -> Result<()> {
+        let size = self.params.first().copied().unwrap_or(0);
+        let expected = [size, 8 * MAX_BUFFERS, 4];
+        if self.params != expected || params.len() < size || params.len() >= size + 8 {
+            return Err(Error::Invalid(format!(
+                "kernel `{}` has parameters of {:?} bytes: expected (params, tg_buffers of {}, \
+                 lanes of 4) with {} parameter bytes given",
                 self.name,
                 self.params,
-                std::mem::size_of::<P>()
+                8 * MAX_BUFFERS,
+                params.len()
             )));
         }
         if buffers.len() > MAX_BUFFERS {
@@ -311,10 +334,12 @@ impl Kernel {
         if lanes == 0 {
             return Ok(());
         }
-        let mut params_copy = *params;
+        // The parameter bytes in an 8-aligned copy (a struct's alignment is at most 8).
+        let mut aligned = vec![0u64; size.div_ceil(8).max(1)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut aligned)[..size].copy_from_slice(&params[..size]);
         let mut lanes_copy = lanes;
         let mut pointers: [*mut c_void; 3] = [
-            (&mut params_copy as *mut P).cast(),
+            aligned.as_mut_ptr().cast(),
             table.as_mut_ptr().cast(),
             (&mut lanes_copy as *mut u32).cast(),
         ];

@@ -41,11 +41,13 @@ pub mod graph;
 pub mod launch;
 pub mod memory;
 pub mod nvrtc;
+pub mod table;
 
 pub use device::{probe, CudaDevice, DriverInfo};
 pub use graph::{CaptureMode, Condition, ConditionalKind, Graph, GraphExec, Recorder};
 pub use launch::{Arg, Kernel, Module, BLOCK_DIM, MAX_BUFFERS};
 pub use memory::{BufferWatch, DeviceBatch, DeviceBuffer};
+pub use table::CudaKernels;
 
 /// cudarc's stream type: the library's own streams, and foreign ones wrapped with
 /// `CudaContext::wrap_borrowed_stream`.
