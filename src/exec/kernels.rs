@@ -57,6 +57,11 @@ sources![
     "track/checkpoint.cu",
     "track/circuit.cuh",
     "track/circuit.cu",
+    "track/raster.cuh",
+    "track/voronoi.cuh",
+    "track/voronoi.cu",
+    "track/repulsive.cuh",
+    "track/repulsive.cu",
     "track/stages.cu",
 ];
 

@@ -1,5 +1,5 @@
-//! The generator kernels (`kernels/track/{polar,bezier,hull,checkpoint,circuit}.cu`) at the ends
-//! of their parameter ranges, emulated against the CPU.
+//! The generator kernels (`kernels/track/{polar,bezier,hull,checkpoint,circuit,voronoi,
+//! repulsive}.cu`) at the ends of their parameter ranges, emulated against the CPU.
 //!
 //! `emulated::emulated_kernels_match_the_cpu_for_every_preset` covers the built-in presets; these
 //! presets push each generator to the bounds the preset loader accepts, where branches the
@@ -7,8 +7,13 @@
 //! checkpoint car that runs out of steps long before closing (forced closure) or that turns 45°
 //! per step, circuits without clothoid transitions (no ramp steps), with the widest transitions,
 //! with only hairpins reversed by counter-corners, only chicanes, or 40 sweepers squeezed into
-//! 50 m (attempts whose turning or gap does not close write no points). Each must produce the
-//! CPU's bytes on `generate` and on a masked `regenerate`, with its generator run as a kernel.
+//! 50 m (attempts whose turning or gap does not close write no points), Voronoi regions of 2 of
+//! 64 cells on a 16-pixel raster (the opening erases most of them: no points, so attempts retry
+//! and fall back) and of 24 of 64 cells on a 96-pixel raster with 3 points per pixel edge, the
+//! repulsive flow with 16 points and no obstacle, and with 128 points, up to 12 obstacles of
+//! 0.4 · scale and three times the length, both stopped by their iteration cap mid-window. Each
+//! must produce the CPU's bytes on `generate` and on a masked `regenerate`, with its generator run
+//! as a kernel.
 
 use trackgen::exec::plan::Backend;
 use trackgen::exec::Launch;
@@ -20,7 +25,7 @@ use crate::emulated::{emulated, run};
 const ENVS: usize = 128;
 
 /// (name, kernel, generator section) of each edge preset; the track section is shared.
-const CASES: [(&str, &str, &str); 10] = [
+const CASES: [(&str, &str, &str); 14] = [
     (
         "polar-min",
         "tg_track_polar",
@@ -85,6 +90,31 @@ const CASES: [(&str, &str, &str); 10] = [
         "[track]\ngenerator = \"circuit\"\nscale_m = 240\nmin_turn_radius_m = 12\n\
          [circuit]\nmin_corners = 3\nmax_corners = 12\nreverse_fraction = 0.5\ntransition = 0.3\n\
          hairpin_weight = 0.0\nslow_weight = 1.0\nsweeper_weight = 0.0\nchicane_weight = 0.0\n",
+    ),
+    (
+        "voronoi-coarse",
+        "tg_track_voronoi",
+        "[track]\ngenerator = \"voronoi\"\nhalf_width_m = 1\nmin_turn_radius_m = 2\nscale_m = 40\n\
+         [voronoi]\nn_sites = 64\nn_cells = 2\ngrid = 16\n",
+    ),
+    (
+        "voronoi-fine",
+        "tg_track_voronoi",
+        "[track]\ngenerator = \"voronoi\"\nhalf_width_m = 1\nmin_turn_radius_m = 2\nscale_m = 300\n\
+         [voronoi]\nn_sites = 64\nn_cells = 24\ngrid = 96\n",
+    ),
+    (
+        "repulsive-min",
+        "tg_track_repulsive",
+        "[track]\ngenerator = \"repulsive\"\nhalf_width_m = 1\nmin_turn_radius_m = 2\nscale_m = 40\n\
+         [repulsive]\nn_points = 16\nmax_iters = 10\nn_obstacles = 0\nlength_factor = 0.5\n",
+    ),
+    (
+        "repulsive-max",
+        "tg_track_repulsive_window",
+        "[track]\ngenerator = \"repulsive\"\nscale_m = 200\n\
+         [repulsive]\nn_points = 128\nmax_iters = 10\nn_obstacles = 12\nobstacle_radius_frac = 0.4\n\
+         length_factor = 3.0\n",
     ),
 ];
 

@@ -56,8 +56,11 @@
 //! **Output.** The closed uniform Catmull–Rom spline through the points (12 samples per segment,
 //! so about 1.4 m apart at the default preset), counter-clockwise.
 
+use bytemuck::{Pod, Zeroable};
+
 use super::spline::{catmull_rom_closed, SAMPLES_PER_SEGMENT};
-use super::Stage;
+use super::{Stage, StageKernel};
+use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
 use crate::math::{sin_cos, PI, TAU};
 use crate::rng::LaneRng;
@@ -80,6 +83,21 @@ pub struct Repulsive {
     pub length_factor: f32,
     /// Half width of the track, metres (the curve keeps 2·half_width from itself and obstacles).
     pub half_width_m: f32,
+}
+
+/// The repulsive fields of `tg_repulsive_params` (`kernels/track/repulsive.cuh`), padded to a
+/// multiple of 8 bytes.
+#[derive(Clone, Copy, Pod, Zeroable)]
+#[repr(C)]
+struct RepulsiveParams {
+    n_points: u32,
+    max_iters: u32,
+    n_obstacles: u32,
+    radius_m: f32,
+    obstacle_radius_m: f32,
+    length_factor: f32,
+    half_width_m: f32,
+    pad: u32,
 }
 
 /// Pair lanes of the vectorised pair loop.
@@ -334,6 +352,27 @@ impl Stage for Repulsive {
         scratch_u32[1] = steps as u32;
         let count = self.write_curve(&mut w, out);
         (count, !converged && steps < self.max_iters)
+    }
+    /// `tg_track_repulsive` (the set-up) and `tg_track_repulsive_window`; `None` when a count or
+    /// a scratch length exceeds the kernels' 32-bit indices.
+    fn kernel(&self) -> Option<StageKernel> {
+        for len in [self.scratch_len(), self.max_points()] {
+            u32::try_from(len).ok()?;
+        }
+        Some(StageKernel {
+            name: "tg_track_repulsive",
+            window: Some("tg_track_repulsive_window"),
+            params: params_bytes(&RepulsiveParams {
+                n_points: u32::try_from(self.n_points).ok()?,
+                max_iters: u32::try_from(self.max_iters).ok()?,
+                n_obstacles: u32::try_from(self.n_obstacles).ok()?,
+                radius_m: self.radius_m,
+                obstacle_radius_m: self.obstacle_radius_m,
+                length_factor: self.length_factor,
+                half_width_m: self.half_width_m,
+                pad: 0,
+            }),
+        })
     }
 }
 

@@ -29,8 +29,11 @@
 //! on a fresh stream; so does an outline longer than `8 · grid` pixel edges (never seen for the
 //! cleaned masks). Every loop is bounded by the raster size or by [`Stage::max_points`].
 
+use bytemuck::{Pod, Zeroable};
+
 use super::raster::{clear_border, fill_holes, fill_pinches, keep_largest, morph, EMPTY, INSIDE};
-use super::Stage;
+use super::{Stage, StageKernel};
+use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
 use crate::rng::LaneRng;
 use crate::track::geometry::signed_area2;
@@ -46,6 +49,16 @@ pub struct Voronoi {
     pub grid: usize,
     /// Radius of the disc the sites are drawn in, metres.
     pub radius_m: f32,
+}
+
+/// The Voronoi fields of `tg_voronoi_params` (`kernels/track/voronoi.cuh`).
+#[derive(Clone, Copy, Pod, Zeroable)]
+#[repr(C)]
+struct VoronoiParams {
+    n_sites: u32,
+    n_cells: u32,
+    grid: u32,
+    radius_m: f32,
 }
 
 /// Largest spacing between consecutive output points, metres.
@@ -168,6 +181,27 @@ impl Stage for Voronoi {
         box_filter(&curve[..m], half, &mut out[..m]);
         finish(&mut out[..m]);
         m
+    }
+    /// `tg_track_voronoi`; `None` when a count or a scratch length exceeds the kernel's 32-bit
+    /// indices.
+    fn kernel(&self) -> Option<StageKernel> {
+        for len in [
+            self.scratch_len(),
+            self.scratch_u32_len(),
+            self.max_points(),
+        ] {
+            u32::try_from(len).ok()?;
+        }
+        Some(StageKernel {
+            name: "tg_track_voronoi",
+            window: None,
+            params: params_bytes(&VoronoiParams {
+                n_sites: u32::try_from(self.n_sites).ok()?,
+                n_cells: u32::try_from(self.n_cells).ok()?,
+                grid: u32::try_from(self.grid).ok()?,
+                radius_m: self.radius_m,
+            }),
+        })
     }
 }
 
