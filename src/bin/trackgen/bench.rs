@@ -4,9 +4,10 @@ use std::time::Instant;
 
 use trackgen::corpus::corpus_bytes;
 use trackgen::course::{Binding, Course, CourseConfig, Mode, PurePursuit};
+use trackgen::exec::plan::{Backend, Device};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, DEFAULT};
-use trackgen::track::Pipeline;
+use trackgen::track::{generators, Pipeline};
 use trackgen::{Error, Result};
 
 use crate::args::parse_threads;
@@ -42,6 +43,10 @@ pub struct BenchArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Where the pipeline runs: `cpu`, `emulated` (the CUDA kernels compiled for the host) or
+    /// `cuda[:N]`. On CUDA each timed row includes the batch's transfers to and from the device.
+    #[arg(long, default_value = "cpu", value_name = "DEVICE")]
+    pub device: Device,
 }
 
 #[derive(clap::Args, Debug)]
@@ -102,6 +107,9 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     for preset in &presets {
         check_envs_memory(preset, &args.envs, 4)?;
     }
+    // Open the device first, so that a missing GPU fails before any output.
+    Backend::new(args.device, Launch::new())?;
+    emit(&format!("device: {}\n", args.device))?;
     emit(&format!(
         "{:<12} {:<11} {:>8} {:>7} {:>12} {:>10} {:>7}\n",
         "preset", "generator", "threads", "envs", "tracks/s", "µs/track", "yield"
@@ -116,8 +124,10 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             } else {
                 threads.to_string()
             };
+            let backend = Backend::new(args.device, launch.clone())?;
             for &n in &args.envs {
-                let mut pipe = Pipeline::new(preset, n, launch.clone())?;
+                let stage = generators::from_preset(preset);
+                let mut pipe = Pipeline::on_backend(preset, n, backend.clone(), stage)?;
                 let mut batch = pipe.new_batch(0)?;
                 pipe.generate(args.seed, 0, &mut batch)?;
                 let mut seconds = Vec::with_capacity(args.reps as usize);
