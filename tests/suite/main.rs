@@ -20,6 +20,7 @@ mod course_support;
 mod determinism;
 mod dir_listing;
 mod golden;
+mod heightfield_props;
 mod layout;
 mod math_accuracy;
 mod nvrtc_kernels;
