@@ -19,6 +19,7 @@
 pub mod course;
 pub mod glb;
 pub mod obj;
+pub mod scene;
 
 use crate::geom::{Vec2, Vec3};
 
