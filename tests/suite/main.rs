@@ -19,6 +19,7 @@ mod course_regenerate;
 mod course_support;
 mod determinism;
 mod dir_listing;
+mod examples_sim;
 mod export;
 mod golden;
 mod heightfield_props;
