@@ -11,12 +11,15 @@
 //! of the band (both borders and the centerline) grown by `margin_m` on every side: the square's
 //! side is the larger extent plus `2·margin_m`, centred on the box, so texels are square.
 //!
-//! The height at a point is that of the nearest point of the closed centerline polyline (its `z`
-//! interpolated linearly along the nearest segment). The borders sit at the height of their
-//! centerline point ([`crate::track::inflate`]), so on the road this is the road surface, and off
-//! the road a texel continues the height of the nearest road edge: there is no cliff at the edge,
-//! and the field is continuous wherever the nearest segment is unique (it can jump only on the
-//! medial axis between two distant parts of the track).
+//! On the road (within the half width of the centerline) the height is that of the nearest
+//! point of the closed centerline polyline, its `z` interpolated linearly along the nearest
+//! segment. The borders sit at the height of their centerline point
+//! ([`crate::track::inflate`]), so this is the road surface. Off the road the height is an
+//! inverse-square blend of every segment's nearest height, weighted by `1/e²` with `e` the
+//! distance beyond the road edge ([`offroad_height`]): next to the road the nearest segment
+//! dominates, so a texel continues the height of the nearest road edge (no cliff at the edge),
+//! and between two parts of the track at different heights the ground ramps smoothly from one
+//! to the other (no cliff where they are equidistant either). The field is continuous.
 //!
 //! An env whose track failed validity (`valid = 0`, the fallback circle) or has fewer than two
 //! points gets NaN heights and NaN bounds.
@@ -24,9 +27,9 @@
 //! # Cost
 //! Exact nearest segments: the centerline's segments are grouped in at most 64 blocks with
 //! plan-view boxes ([`Blocks`]); each texel tests the boxes and scans only the blocks nearer
-//! than its neighbour's nearest segment, about `R²·(64 + a few blocks)` distance tests per env
-//! instead of `R²·N`. The result is the same bits as the scan of every segment
-//! ([`nearest_height`]).
+//! than its neighbour's nearest segment, about 64 + a few blocks' distance tests instead of
+//! `N`, with the same bits as the scan of every segment ([`nearest_height`]). Off-road texels
+//! then blend over all `N` segments, so a field costs up to `R²·N` distance tests.
 //!
 //! # Determinism
 //! Lane code in the rule of [`crate::geom`]: IEEE component-wise operations only (no
@@ -355,7 +358,7 @@ impl Blocks {
     /// farther than the best distance so far, or than the hint's, are skipped; since the
     /// nearest segments are never farther than either, and the scan keeps index order with a
     /// strict `<`, the first nearest segment still wins.
-    pub fn nearest(&self, center: &[Vec3], p: Vec2, hint: usize) -> (f32, usize) {
+    pub fn nearest(&self, center: &[Vec3], p: Vec2, hint: usize) -> (f32, usize, f32) {
         let n = center.len();
         let next = |i: usize| if i + 1 == n { 0 } else { i + 1 };
         let (mut bound, _) = segment_d2(center[hint], center[next(hint)], p);
@@ -379,8 +382,27 @@ impl Blocks {
                 }
             }
         }
-        (height, seg)
+        (height, seg, best)
     }
+}
+
+/// Off-road height at `p`: the inverse-square blend of every segment's nearest height, each
+/// weighted by `1 / e²` with `e` its distance beyond the road edge (`distance − half_width_m`,
+/// at least 1 mm). Near the road the nearest segment's weight dominates, so the field continues
+/// the road edge; between two parts of the track it ramps smoothly from one to the other
+/// instead of jumping where they are equidistant. One pass over the segments, in index order.
+pub fn offroad_height(center: &[Vec3], p: Vec2, half_width_m: f32) -> f32 {
+    let n = center.len();
+    let (mut sum_w, mut sum_wz) = (0.0f32, 0.0f32);
+    for i in 0..n {
+        let (a, b) = (center[i], center[if i + 1 == n { 0 } else { i + 1 }]);
+        let (d2, t) = segment_d2(a, b, p);
+        let e = (d2.sqrt() - half_width_m).max(1e-3);
+        let w = 1.0 / (e * e);
+        sum_w += w;
+        sum_wz += w * (a.z + t * (b.z - a.z));
+    }
+    sum_wz / sum_w
 }
 
 /// Bakes one env: `height` (`R²`, row-major) and `corners` (2) from its band; NaN for an
@@ -403,6 +425,9 @@ pub fn heightfield_lane(
     let r = config.resolution as usize;
     let d = (hi.x - lo.x) / r as f32;
     let blocks = Blocks::new(band.center);
+    let (c0, i0) = (band.center[0], band.inner[0]);
+    let half_width_m = ((i0.x - c0.x) * (i0.x - c0.x) + (i0.y - c0.y) * (i0.y - c0.y)).sqrt();
+    let hw2 = half_width_m * half_width_m;
     let mut hint = 0;
     for (j, row) in height.chunks_exact_mut(r).enumerate() {
         let y = lo.y + (j as f32 + 0.5) * d;
@@ -411,8 +436,13 @@ pub fn heightfield_lane(
         for k in 0..r {
             let i = if forward { k } else { r - 1 - k };
             let x = lo.x + (i as f32 + 0.5) * d;
-            let (h, seg) = blocks.nearest(band.center, Vec2::new(x, y), hint);
-            row[i] = h;
+            let p = Vec2::new(x, y);
+            let (h, seg, d2) = blocks.nearest(band.center, p, hint);
+            row[i] = if d2 <= hw2 {
+                h
+            } else {
+                offroad_height(band.center, p, half_width_m)
+            };
             hint = seg;
         }
     }

@@ -1,7 +1,7 @@
 //! Course meshes: the road surface strip, walls along the borders, gate frames and posts.
 
 use super::{Mesh, Part};
-use crate::course::GateBatch;
+use crate::course::{GateBatch, Heightfields, PropKind, Props};
 use crate::geom::{axes, Vec2, Vec3};
 use crate::track::TrackBatch;
 
@@ -11,6 +11,19 @@ const ROAD: [f32; 4] = [0.22, 0.22, 0.24, 1.0];
 const WALL: [f32; 4] = [0.75, 0.12, 0.10, 1.0];
 /// Gate orange.
 const GATE: [f32; 4] = [0.95, 0.45, 0.05, 1.0];
+/// Terrain green.
+const TERRAIN: [f32; 4] = [0.35, 0.5, 0.3, 1.0];
+/// Prop orange.
+const PROP: [f32; 4] = [1.0, 0.5, 0.0, 1.0];
+
+/// Side of a point prop's box (a cone's footprint), metres.
+pub const POINT_PROP_SIDE_M: f32 = 0.4;
+/// Height of a point prop's box, metres.
+pub const POINT_PROP_HEIGHT_M: f32 = 0.7;
+/// Thickness of a wall piece, metres.
+pub const WALL_PIECE_THICKNESS_M: f32 = 0.3;
+/// Height of a wall piece, metres.
+pub const WALL_PIECE_HEIGHT_M: f32 = 1.0;
 
 /// What [`track_mesh`] and [`gate_mesh`] include besides the road or the gates.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -49,7 +62,7 @@ pub fn road(tracks: &TrackBatch, e: usize) -> Part {
         let (l, r, l1, r1) = (2 * i, 2 * i + 1, 2 * i + 2, 2 * i + 3);
         part.indices.extend_from_slice(&[r, r1, l, l, r1, l1]);
     }
-    smooth_normals(&mut part);
+    smooth_normals(&mut part, true);
     part
 }
 
@@ -153,6 +166,72 @@ pub fn gate_mesh(gates: &GateBatch, e: usize, posts: bool) -> Mesh {
     Mesh { parts: vec![part] }
 }
 
+/// Env `e`'s heightfield as a terrain mesh: one vertex per texel centre at its height (`R²`
+/// vertices, `u, v` = column and row / (R − 1)), two up-facing triangles per cell between
+/// four centres (`2(R − 1)²`). An env with a NaN field (invalid) gives an empty part.
+pub fn terrain(heightfields: &Heightfields, e: usize) -> Part {
+    let mut part = Part::new("terrain", TERRAIN);
+    let heights = heightfields.heights(e);
+    let [lo, hi] = heightfields.env_bounds(e);
+    if heights.iter().any(|h| !h.is_finite()) {
+        return part;
+    }
+    let r = heightfields.config.resolution as usize;
+    let d = (hi.x - lo.x) / r as f32;
+    let at = |i: usize, j: usize| {
+        Vec3::new(
+            lo.x + (i as f32 + 0.5) * d,
+            lo.y + (j as f32 + 0.5) * d,
+            heights[j * r + i],
+        )
+    };
+    let scale = 1.0 / (r - 1) as f32;
+    for j in 0..r {
+        for i in 0..r {
+            part.vertex(
+                at(i, j),
+                Vec3::Z,
+                Vec2::new(i as f32 * scale, j as f32 * scale),
+            );
+        }
+    }
+    for j in 0..r - 1 {
+        for i in 0..r - 1 {
+            let a = (j * r + i) as u32;
+            let (b, c, d) = (a + 1, a + r as u32, a + r as u32 + 1);
+            part.indices.extend_from_slice(&[a, b, d, a, d, c]);
+        }
+    }
+    smooth_normals(&mut part, false);
+    part
+}
+
+/// Env `e`'s boundary props as boxes: point props as [`POINT_PROP_SIDE_M`]-square boxes
+/// [`POINT_PROP_HEIGHT_M`] tall standing on their position; wall pieces as boxes of their
+/// length × [`WALL_PIECE_THICKNESS_M`] × [`WALL_PIECE_HEIGHT_M`] along their chord, standing on
+/// it (pitched with it). 24 vertices and 12 triangles per prop.
+pub fn prop_boxes(props: &Props, e: usize) -> Part {
+    let mut part = Part::new("props", PROP);
+    let (pos, quat, length) = props.env(e);
+    for ((&p, &q), &l) in pos.iter().zip(quat).zip(length) {
+        let [x, y, z] = axes(q);
+        let half = match props.config.kind {
+            PropKind::Point => Vec3::new(
+                0.5 * POINT_PROP_SIDE_M,
+                0.5 * POINT_PROP_SIDE_M,
+                0.5 * POINT_PROP_HEIGHT_M,
+            ),
+            PropKind::Segment => Vec3::new(
+                0.5 * l,
+                0.5 * WALL_PIECE_THICKNESS_M,
+                0.5 * WALL_PIECE_HEIGHT_M,
+            ),
+        };
+        part.cuboid(p + z * half.z, [x, y, z], half);
+    }
+    part
+}
+
 /// The left and right borders of env `e` (left of the driving direction first).
 fn sides(tracks: &TrackBatch, e: usize) -> (&[Vec3], &[Vec3]) {
     let (inner, outer) = (
@@ -170,8 +249,9 @@ fn sides(tracks: &TrackBatch, e: usize) -> (&[Vec3], &[Vec3]) {
     }
 }
 
-/// Sets each vertex normal to the normalised sum of its faces' (area-weighted) normals.
-fn smooth_normals(part: &mut Part) {
+/// Sets each vertex normal to the normalised sum of its faces' (area-weighted) normals; with
+/// `seam`, the first and last rung (two vertices each) of a closed strip share theirs.
+fn smooth_normals(part: &mut Part, seam: bool) {
     let mut sums = vec![Vec3::ZERO; part.positions.len()];
     for t in part.indices.chunks_exact(3) {
         let (a, b, c) = (
@@ -186,7 +266,7 @@ fn smooth_normals(part: &mut Part) {
     }
     // The seam rung repeats rung 0: give both the same normal.
     let rungs = part.positions.len();
-    if rungs >= 4 {
+    if seam && rungs >= 4 {
         for k in 0..2 {
             let s = sums[k] + sums[rungs - 2 + k];
             sums[k] = s;

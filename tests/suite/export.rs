@@ -13,7 +13,7 @@ use std::process::Command;
 use serde_json::Value;
 use trackgen::course::{Course, CourseConfig, Mode};
 use trackgen::exec::Launch;
-use trackgen::export::course::{gate_mesh, road, track_mesh, walls, MeshOptions};
+use trackgen::export::course::{gate_mesh, road, terrain, track_mesh, walls, MeshOptions};
 use trackgen::export::scene::scene_mesh;
 use trackgen::export::{glb, obj, Mesh, Part, Up};
 use trackgen::geom::{Quat, Vec3};
@@ -104,6 +104,22 @@ fn walls_face_the_road_and_gates_surround_their_gates() {
         },
     );
     assert_eq!(mesh.parts.len(), 2);
+
+    // The terrain: a vertex per texel centre at its height, triangles facing up.
+    let mut fields =
+        trackgen::course::Heightfields::new(trackgen::course::HeightfieldConfig::new(12), 1, 0)
+            .unwrap();
+    fields.bake(t, &[1], &Launch::new());
+    let ground = terrain(&fields, 0);
+    assert_eq!(ground.positions.len(), 144);
+    assert!(ground
+        .positions
+        .iter()
+        .zip(fields.heights(0))
+        .all(|(p, &z)| p.z == z));
+    for tri in ground.indices.chunks_exact(3) {
+        assert!(face_normal(&ground, tri).z > 0.0);
+    }
 
     let gates = Course::new(
         Mode::Gates,

@@ -162,6 +162,46 @@ fn heightfield_is_continuous_across_the_road_edge() {
 }
 
 #[test]
+fn heightfield_has_no_cliffs_anywhere() {
+    // Between two parts of the track at different heights the ground ramps: no pair of
+    // neighbouring texels anywhere differs by more than a quarter of their spacing (the road's
+    // grade cap is 0.08; where the nearest part switches, a nearest-segment field jumps by
+    // metres).
+    let p = hilly();
+    let r = 96usize;
+    let c = Course::new(
+        Mode::Track,
+        &p,
+        8,
+        SEED,
+        config(r as u32, None),
+        Launch::new(),
+    )
+    .unwrap();
+    let h = c.heightfields().unwrap();
+    for e in 0..8 {
+        let [lo, hi] = h.env_bounds(e);
+        let d = (hi.x - lo.x) / r as f32;
+        let z = h.heights(e);
+        let (zmin, zmax) = z
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        assert!(zmax - zmin > 2.0, "env {e} is hilly");
+        for j in 0..r {
+            for i in 0..r {
+                let here = z[j * r + i];
+                for (di, dj) in [(1, 0), (0, 1)] {
+                    if i + di < r && j + dj < r {
+                        let step = (z[(j + dj) * r + i + di] - here).abs();
+                        assert!(step <= 0.25 * d, "env {e}: {step} m step at ({i}, {j})");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn block_search_equals_the_full_scan_and_invalid_envs_are_nan() {
     let p = hilly();
     let c = Course::new(
@@ -182,7 +222,7 @@ fn block_search_equals_the_full_scan_and_invalid_envs_are_nan() {
         let a = k as f32 * 0.618_034;
         let q = center[k % center.len()].truncate()
             + Vec2::new((a.fract() - 0.5) * 80.0, ((a * 1.7).fract() - 0.5) * 80.0);
-        let (z, seg) = blocks.nearest(center, q, hint);
+        let (z, seg, _) = blocks.nearest(center, q, hint);
         assert_eq!(z.to_bits(), nearest_height(center, q).to_bits(), "at {q}");
         hint = seg;
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use trackgen::atomic::write_atomic;
 use trackgen::corpus::Corpus;
-use trackgen::export::course::{gate_mesh, track_mesh, MeshOptions};
+use trackgen::export::course::{gate_mesh, prop_boxes, terrain, track_mesh, MeshOptions};
 use trackgen::export::scene::scene_mesh;
 use trackgen::export::{glb, obj, Mesh, Up};
 use trackgen::preset::Preset;
@@ -55,6 +55,12 @@ pub struct ExportArgs {
     /// Track corpora: add walls this tall along both borders, metres.
     #[arg(long, value_name = "H")]
     pub walls: Option<f32>,
+    /// Track corpora written with --heightfield: add the heightfield as a terrain mesh.
+    #[arg(long)]
+    pub terrain: bool,
+    /// Track corpora written with --props: add the props as boxes (cones, wall pieces).
+    #[arg(long)]
+    pub props: bool,
     /// Scene input: marching-tetrahedra cells per side of the env's domain.
     #[arg(long, default_value_t = 96, value_name = "R")]
     pub scene_res: u32,
@@ -121,7 +127,16 @@ impl Source {
                     let options = MeshOptions {
                         wall_height_m: args.walls,
                     };
-                    Ok(track_mesh(&corpus.read_rows(row..row + 1)?, 0, &options))
+                    let mut mesh = track_mesh(&corpus.read_rows(row..row + 1)?, 0, &options);
+                    if args.terrain {
+                        mesh.parts
+                            .push(terrain(&corpus.read_heightfields(row..row + 1)?, 0));
+                    }
+                    if args.props {
+                        mesh.parts
+                            .push(prop_boxes(&corpus.read_props(row..row + 1)?, 0));
+                    }
+                    Ok(mesh)
                 }
             }
             Source::Scene(scenes) => {
