@@ -6,7 +6,7 @@
 //! ```text
 //! trackgen generate --preset f1 --envs 4 --heightfield 160 --heightfield-margin 20 \
 //!     --props outer:point:12 --out corpus
-//! trackgen export corpus --env 1 --walls 0.8 --terrain --props --out env1.glb
+//! trackgen export corpus --env 1 --walls 0.8 --kerbs 0.6 --terrain --props --out env1.glb
 //! cargo run --release --example render_glb -- env1.glb docs/export.png 3
 //! ```
 //!

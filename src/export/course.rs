@@ -11,6 +11,10 @@ const ROAD: [f32; 4] = [0.22, 0.22, 0.24, 1.0];
 const WALL: [f32; 4] = [0.75, 0.12, 0.10, 1.0];
 /// Gate orange.
 const GATE: [f32; 4] = [0.95, 0.45, 0.05, 1.0];
+/// Kerb white.
+const KERB: [f32; 4] = [0.92, 0.92, 0.9, 1.0];
+/// Height of a kerb's top above the road, metres.
+pub const KERB_HEIGHT_M: f32 = 0.08;
 /// Terrain green.
 const TERRAIN: [f32; 4] = [0.35, 0.5, 0.3, 1.0];
 /// Prop orange.
@@ -30,6 +34,8 @@ pub const WALL_PIECE_HEIGHT_M: f32 = 1.0;
 pub struct MeshOptions {
     /// Walls along both borders, this tall (metres, > 0), facing the road; `None`: no walls.
     pub wall_height_m: Option<f32>,
+    /// Kerbs outside both borders, this wide (metres, > 0); `None`: no kerbs.
+    pub kerb_width_m: Option<f32>,
 }
 
 /// The road surface of env `e` of `tracks`: a closed triangle strip between the borders.
@@ -111,13 +117,66 @@ pub fn walls(tracks: &TrackBatch, e: usize, height_m: f32) -> Part {
     part
 }
 
-/// The road of env `e` (and its walls if `options` asks for them).
+/// Kerbs of `width_m` outside both borders of env `e`: per border a flat top strip
+/// [`KERB_HEIGHT_M`] above the road from the border outwards (facing up) and its outer face down
+/// to the road's height (facing away from the road). Per border `3(n + 1)` vertices (rung `i`:
+/// the border raised, the outer edge raised, the outer edge at road height; `u` = arc length
+/// along the border, metres) and `4n` triangles.
+pub fn kerbs(tracks: &TrackBatch, e: usize, width_m: f32) -> Part {
+    let mut part = Part::new("kerbs", KERB);
+    let n = tracks.count[e] as usize;
+    if n < 3 {
+        return part;
+    }
+    let (left, right) = sides(tracks, e);
+    let lift = Vec3::new(0.0, 0.0, KERB_HEIGHT_M);
+    for (border, is_left) in [(left, true), (right, false)] {
+        let first = part.positions.len() as u32;
+        let mut s = 0.0f32;
+        for i in 0..=n {
+            let p = border[i % n];
+            if i > 0 {
+                s += (p - border[i - 1]).length();
+            }
+            let t = border[(i + 1) % n] - border[(i + n - 1) % n];
+            let h = (t.x * t.x + t.y * t.y).sqrt().max(f32::MIN_POSITIVE);
+            let left_of = Vec3::new(-t.y / h, t.x / h, 0.0);
+            // Away from the road: left of the left border, right of the right one.
+            let out = if is_left { left_of } else { -left_of };
+            part.vertex(p + lift, Vec3::Z, Vec2::new(s, 0.0));
+            part.vertex(p + lift + out * width_m, Vec3::Z, Vec2::new(s, width_m));
+            part.vertex(
+                p + out * width_m,
+                out,
+                Vec2::new(s, width_m + KERB_HEIGHT_M),
+            );
+        }
+        for i in 0..n as u32 {
+            let (a, b, c) = (first + 3 * i, first + 3 * i + 1, first + 3 * i + 2);
+            let (a1, b1, c1) = (a + 3, b + 3, c + 3);
+            if is_left {
+                // Driving direction along the rungs; the left kerb's outside is to the left.
+                part.indices.extend_from_slice(&[a, a1, b, b, a1, b1]);
+                part.indices.extend_from_slice(&[b, b1, c, c, b1, c1]);
+            } else {
+                part.indices.extend_from_slice(&[a, b, a1, b, b1, a1]);
+                part.indices.extend_from_slice(&[b, c, b1, c, c1, b1]);
+            }
+        }
+    }
+    part
+}
+
+/// The road of env `e` (and its walls and kerbs if `options` asks for them).
 pub fn track_mesh(tracks: &TrackBatch, e: usize, options: &MeshOptions) -> Mesh {
     let mut mesh = Mesh {
         parts: vec![road(tracks, e)],
     };
     if let Some(h) = options.wall_height_m {
         mesh.parts.push(walls(tracks, e, h));
+    }
+    if let Some(w) = options.kerb_width_m {
+        mesh.parts.push(kerbs(tracks, e, w));
     }
     mesh
 }

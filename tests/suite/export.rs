@@ -101,9 +101,30 @@ fn walls_face_the_road_and_gates_surround_their_gates() {
         0,
         &MeshOptions {
             wall_height_m: Some(1.5),
+            kerb_width_m: None,
         },
     );
     assert_eq!(mesh.parts.len(), 2);
+
+    // Kerbs: outside the band, their tops facing up and their outer faces away from the road.
+    let k = trackgen::export::course::kerbs(t, 0, 0.6);
+    assert_eq!(
+        (k.positions.len(), k.triangles()),
+        (6 * (center.len() + 1), 8 * center.len())
+    );
+    for tri in k.indices.chunks_exact(3) {
+        let nrm = face_normal(&k, tri);
+        let v = k.positions[tri[0] as usize];
+        let nearest = center
+            .iter()
+            .min_by(|a, b| (**a - v).length().total_cmp(&(**b - v).length()))
+            .unwrap();
+        let away = (v - *nearest).truncate().extend(0.0);
+        assert!(
+            nrm.z > 0.9 * nrm.length()
+                || (nrm.dot(away) > 0.0 && nrm.z.abs() < 1e-3 * nrm.length())
+        );
+    }
 
     // The terrain: a vertex per texel centre at its height, triangles facing up.
     let mut fields =
@@ -329,6 +350,7 @@ fn glb_and_obj_files_hold_the_mesh() {
         0,
         &MeshOptions {
             wall_height_m: Some(1.0),
+            kerb_width_m: None,
         },
     );
     let (doc, meshes) = check_glb(&glb::to_glb(&mesh, Up::Z));
@@ -424,7 +446,7 @@ fn export_command_writes_files_that_an_independent_reader_loads() {
     ));
     assert_ok(&trackgen(
         &[
-            "export", "c", "--env", "2", "--walls", "1.2", "--out", "e2.glb",
+            "export", "c", "--env", "2", "--walls", "1.2", "--kerbs", "0.5", "--out", "e2.glb",
         ],
         d,
     ));
@@ -444,6 +466,7 @@ fn export_command_writes_files_that_an_independent_reader_loads() {
         0,
         &MeshOptions {
             wall_height_m: Some(1.2),
+            kerb_width_m: Some(0.5),
         },
     );
     let (_, meshes) = check_glb(&std::fs::read(d.join("e2.glb")).unwrap());

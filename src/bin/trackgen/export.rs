@@ -55,6 +55,9 @@ pub struct ExportArgs {
     /// Track corpora: add walls this tall along both borders, metres.
     #[arg(long, value_name = "H")]
     pub walls: Option<f32>,
+    /// Track corpora: add kerbs this wide outside both borders, metres.
+    #[arg(long, value_name = "W")]
+    pub kerbs: Option<f32>,
     /// Track corpora written with --heightfield: add the heightfield as a terrain mesh.
     #[arg(long)]
     pub terrain: bool,
@@ -126,6 +129,7 @@ impl Source {
                 } else {
                     let options = MeshOptions {
                         wall_height_m: args.walls,
+                        kerb_width_m: args.kerbs,
                     };
                     let mut mesh = track_mesh(&corpus.read_rows(row..row + 1)?, 0, &options);
                     if args.terrain {
@@ -158,11 +162,11 @@ impl Source {
 
 /// Runs `trackgen export`.
 pub fn export(args: ExportArgs) -> Result<()> {
-    if let Some(h) = args.walls {
-        if !(h > 0.0 && h.is_finite()) {
-            return Err(Error::Invalid(format!(
-                "--walls {h}: expected a height in metres > 0"
-            )));
+    for (flag, value) in [("--walls", args.walls), ("--kerbs", args.kerbs)] {
+        if let Some(v) = value {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err(Error::Invalid(format!("{flag} {v}: expected metres > 0")));
+            }
         }
     }
     let source = Source::open(&args.input)?;
