@@ -4,11 +4,14 @@
 //! a simulator gets.
 //!
 //! ```text
-//! trackgen generate --preset f1 --envs 4 --heightfield 160 --heightfield-margin 20 \
-//!     --props outer:point:12 --out corpus
-//! trackgen export corpus --env 1 --walls 0.8 --kerbs 0.6 --terrain --props --out env1.glb
-//! cargo run --release --example render_glb -- env1.glb docs/export.png 3
+//! trackgen generate --preset k.toml --envs 6 --heightfield 160 --heightfield-margin 12 \
+//!     --props outer:point:6 --out corpus
+//! trackgen export corpus --env 2 --walls 0.8 --kerbs 0.6 --terrain --props --out env2.glb
+//! cargo run --release --example render_glb -- env2.glb docs/export.png 3.5
 //! ```
+//!
+//! (`docs/export.png`: `k.toml` is `trackgen presets --show karting` with a `noise` z-profile; see the
+//! README.)
 //!
 //! The optional last argument zooms in (by that factor) towards the road's start line.
 //!
