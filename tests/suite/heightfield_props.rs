@@ -492,3 +492,93 @@ fn corpus_arrays_are_the_same_bytes_for_any_threads_chunks_and_shards() {
     assert_eq!(one.read_props(0..7).unwrap().batch.count, props.batch.count);
     let _: &Heightfields = &all;
 }
+
+#[test]
+fn generate_rejects_bad_heightfield_and_prop_options_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let fails = |args: &[&str], needles: &[&str]| {
+        let o = crate::cli::trackgen(args, d);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        for needle in needles {
+            assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        }
+        assert!(!d.join("out").exists());
+    };
+    fails(
+        &[
+            "generate",
+            "--envs",
+            "2",
+            "--heightfield",
+            "1",
+            "--out",
+            "out",
+        ],
+        &["--heightfield", "2..=4096"],
+    );
+    fails(
+        &[
+            "generate",
+            "--envs",
+            "2",
+            "--heightfield",
+            "8",
+            "--heightfield-margin=-1",
+            "--out",
+            "out",
+        ],
+        &["margin_m", "≥ 0"],
+    );
+    fails(
+        &[
+            "generate",
+            "--envs",
+            "2",
+            "--props",
+            "outer:cone:5",
+            "--out",
+            "out",
+        ],
+        &["cone", "point or segment"],
+    );
+    fails(
+        &[
+            "generate",
+            "--envs",
+            "2",
+            "--props",
+            "outer:point:0",
+            "--out",
+            "out",
+        ],
+        &["spacing", "> 0"],
+    );
+    fails(
+        &[
+            "generate",
+            "--envs",
+            "2",
+            "--props",
+            "left:point:5",
+            "--out",
+            "out",
+        ],
+        &["inner or outer"],
+    );
+    fails(
+        &[
+            "generate",
+            "--preset",
+            "gates",
+            "--envs",
+            "2",
+            "--heightfield",
+            "8",
+            "--out",
+            "out",
+        ],
+        &["gate preset", "track corpora"],
+    );
+}
