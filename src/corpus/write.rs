@@ -266,16 +266,17 @@ impl Extras {
     }
 
     /// Computes every env's extras from `courses` (envs from `env_base`).
-    fn compute(&mut self, courses: &Courses, env_base: u64, launch: &Launch) {
+    fn compute(&mut self, courses: &Courses, env_base: u64, launch: &Launch) -> Result<()> {
         let tracks = courses.tracks();
         if let Some(h) = self.heightfields.as_mut() {
             h.set_env_base(env_base);
-            h.bake(tracks, &self.all, launch);
+            h.bake(tracks, &self.all, launch)?;
         }
         if let Some(p) = self.props.as_mut() {
             p.batch.env_base = env_base;
-            p.place(tracks, &self.all, launch);
+            p.place(tracks, &self.all, launch)?;
         }
+        Ok(())
     }
 }
 
@@ -347,7 +348,7 @@ fn write_into(
         courses.set_env_base(start);
         let t = Instant::now();
         courses.generate(seed, generation)?;
-        extra.compute(courses, start, &launch);
+        extra.compute(courses, start, &launch)?;
         report.generate_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
         append(courses, extra, &mut writers)?;

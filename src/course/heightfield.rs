@@ -162,11 +162,11 @@ impl Heightfields {
     }
 
     /// Bakes the envs with `mask[e] != 0` from `tracks` (env `e` of `tracks` is env `e` here);
-    /// the others are not written. The batch sizes must match (checked by the caller that
-    /// built both).
-    pub fn bake(&mut self, tracks: &TrackBatch, mask: &[u8], launch: &Launch) {
+    /// the others are not written. A `tracks` batch or `mask` whose env count differs from
+    /// these heightfields' is an [`Error::Invalid`] naming both counts (nothing is written).
+    pub fn bake(&mut self, tracks: &TrackBatch, mask: &[u8], launch: &Launch) -> Result<()> {
+        check_envs("heightfields", self.grid.n_envs, tracks, mask)?;
         let (texels, config) = (self.grid.texels, self.config);
-        debug_assert_eq!(tracks.n_envs, self.grid.n_envs);
         let lanes = (
             self.grid.height.par_chunks_mut(texels),
             self.bounds.corner.par_chunks_mut(CORNERS),
@@ -185,6 +185,7 @@ impl Heightfields {
             };
             heightfield_lane(&config, &band, tracks.valid[e] != 0, height, corners);
         });
+        Ok(())
     }
 
     /// Moves both batches to envs `env_base ..`.
@@ -241,6 +242,25 @@ impl Heightfields {
         let row = |j: usize| h[j * r + i0] * (1.0 - tx) + h[j * r + i1] * tx;
         row(j0) * (1.0 - ty) + row(j1) * ty
     }
+}
+
+/// `Ok` if `tracks` and `mask` have `n_envs` envs, else an [`Error::Invalid`] naming `what`
+/// and the counts.
+pub(super) fn check_envs(
+    what: &str,
+    n_envs: usize,
+    tracks: &TrackBatch,
+    mask: &[u8],
+) -> Result<()> {
+    if tracks.n_envs != n_envs || mask.len() != n_envs {
+        return Err(Error::Invalid(format!(
+            "{what} of {n_envs} envs: given tracks of {} envs and a mask of {} entries (expected \
+             {n_envs} each)",
+            tracks.n_envs,
+            mask.len()
+        )));
+    }
+    Ok(())
 }
 
 /// One env's band: index-aligned centerline and borders (`count` points each).

@@ -137,8 +137,10 @@ impl Props {
     }
 
     /// Places the props of the envs with `mask[e] != 0` along their tracks; the others are not
-    /// written.
-    pub fn place(&mut self, tracks: &TrackBatch, mask: &[u8], launch: &Launch) {
+    /// written. A `tracks` batch or `mask` whose env count differs from these props' is an
+    /// [`Error::Invalid`] naming both counts (nothing is written).
+    pub fn place(&mut self, tracks: &TrackBatch, mask: &[u8], launch: &Launch) -> Result<()> {
+        super::heightfield::check_envs("props", self.batch.n_envs, tracks, mask)?;
         let (p_max, config) = (self.batch.p_max, self.config);
         let b = &mut self.batch;
         let lanes = (
@@ -171,6 +173,7 @@ impl Props {
                 props_lane(&config, border, tracks.valid[e] != 0, out);
             },
         );
+        Ok(())
     }
 
     /// Env `e`'s props: `(pos, quat, length)` of its first `count[e]`.

@@ -435,10 +435,10 @@ impl Course {
         self.build_geometry(mask);
         let tracks = self.source.tracks();
         if let Some(h) = self.heightfields.as_mut() {
-            h.bake(tracks, mask, &self.launch);
+            h.bake(tracks, mask, &self.launch)?;
         }
         if let Some(p) = self.props.as_mut() {
-            p.place(tracks, mask, &self.launch);
+            p.place(tracks, mask, &self.launch)?;
         }
         self.reset_masked(mask);
         Ok(())

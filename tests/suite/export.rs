@@ -130,7 +130,12 @@ fn walls_face_the_road_and_gates_surround_their_gates() {
     let mut fields =
         trackgen::course::Heightfields::new(trackgen::course::HeightfieldConfig::new(12), 1, 0)
             .unwrap();
-    fields.bake(t, &[1], &Launch::new());
+    fields.bake(t, &[1], &Launch::new()).unwrap();
+    let err = fields
+        .bake(t, &[1, 1], &Launch::new())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("mask of 2 entries"), "{err}");
     let ground = terrain(&fields, 0);
     assert_eq!(ground.positions.len(), 144);
     assert!(ground
