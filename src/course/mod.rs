@@ -22,6 +22,8 @@
 //!   ([`Heightfields`]), baked for regenerated envs only; [`props`]: poses of cones or wall
 //!   pieces along a border at a spacing snapped to close the ring ([`Props`]). Both are optional
 //!   ([`CourseConfig::heightfield`], [`CourseConfig::props`]) and stored in corpora on request.
+//! - [`Course::lookahead`] (in `lookahead`): the path ahead of each env in its body frame, with
+//!   its curvature: the observation of racing policies.
 //! - [`PurePursuit`]: a scripted agent for tests, examples and benchmarks.
 //!
 //! Every per-env pass is a lane function run by [`Launch::lanes`](crate::exec::Launch::lanes);
@@ -39,6 +41,7 @@ pub mod gates;
 pub mod geometry;
 pub mod heightfield;
 pub mod localize;
+mod lookahead;
 mod outputs;
 pub mod props;
 mod runtime;

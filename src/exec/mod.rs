@@ -13,8 +13,11 @@
 //!
 //! A lane's result never depends on how lanes are scheduled: lanes only write their own slices.
 
+pub mod cuda;
+pub mod emulated;
+pub mod kernels;
 pub mod layout;
-pub mod nvrtc;
+pub mod plan;
 
 use std::sync::Arc;
 

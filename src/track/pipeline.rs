@@ -6,6 +6,7 @@
 //! branches on per-env data. Retries and relaxation are [`Launch::bounded_loop`]s, masked
 //! regeneration is [`Launch::skip_unless`]. All scratch is allocated once in [`Pipeline::new`].
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -18,6 +19,10 @@ use super::relax::{relax_sweeps, violation, RelaxConsts, RelaxScratch, TOO_CLOSE
 use super::resample::resample_closed;
 use super::validity::{is_valid, ValidityConsts, ValidityScratch, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
+use crate::exec::cuda::{CaptureMode, CudaKernels, DeviceBuffer, GraphExec};
+use crate::exec::plan::{
+    self, params_bytes, Access, Backend, BufId, BufferSet, CpuPass, DeviceBuffers, Op, Pass, Trace,
+};
 use crate::exec::Launch;
 use crate::geom::Vec2;
 use crate::preset::Preset;
@@ -27,7 +32,8 @@ use crate::{Error, Result};
 /// A track pipeline built for `n_envs` envs of one preset, with all its scratch.
 pub struct Pipeline {
     preset: Preset,
-    launch: Launch,
+    backend: Backend,
+    trace: Trace,
     stage: Arc<dyn Stage>,
     n_envs: usize,
     n_max: usize,
@@ -39,6 +45,94 @@ pub struct Pipeline {
     relax: RelaxConsts,
     validity: ValidityConsts,
     scratch: Scratch,
+    /// The buffers on the device (the CUDA backend).
+    device: Option<DeviceState>,
+}
+
+/// The pipeline's buffers on a CUDA device, and the graph recorded for them.
+struct DeviceState {
+    kernels: Arc<CudaKernels>,
+    bufs: HashMap<BufId, DeviceBuffer>,
+    /// One window counter per `While` of the plan.
+    counters: Vec<DeviceBuffer>,
+    graphs: bool,
+    /// The graph of the plan for `(seed, env_base)` (the buffers never move, so those are the
+    /// whole capture key besides the pipeline itself).
+    graph: Option<((u64, u64), GraphExec)>,
+}
+
+impl DeviceBuffers for DeviceState {
+    fn device_buffer(&self, id: BufId) -> &DeviceBuffer {
+        &self.bufs[&id]
+    }
+}
+
+fn not_on_device() -> Error {
+    Error::Invalid("the pipeline is not on a CUDA device (Backend::Cuda)".into())
+}
+
+/// The buffers a run uploads (the batch, so that unmasked envs keep their bytes, and the run's
+/// inputs) and downloads (the batch).
+const BATCH_IDS: [BufId; 11] = [
+    buf::CENTER,
+    buf::OUTER,
+    buf::INNER,
+    buf::TANGENT,
+    buf::NORMAL,
+    buf::ARCLEN,
+    buf::COUNT_OUT,
+    buf::LENGTH,
+    buf::VALID,
+    buf::ATTEMPTS,
+    buf::GENERATION,
+];
+
+impl DeviceState {
+    /// Runs `ops` on the device for the host state's mask and batch: uploads them, runs,
+    /// downloads the batch.
+    fn run(
+        &mut self,
+        ops: &[Op<TrackState<'_>>],
+        seed: u64,
+        host: &mut TrackState<'_>,
+    ) -> Result<Trace> {
+        let device = self.kernels.device();
+        for id in BATCH_IDS.into_iter().chain([buf::MASK]) {
+            device.upload(&self.bufs[&id], host.bytes_mut(id))?;
+        }
+        let trace = self.execute(ops, seed, host.batch.env_base)?;
+        let device = self.kernels.device();
+        for id in BATCH_IDS {
+            device.download(&self.bufs[&id], host.bytes_mut(id))?;
+        }
+        Ok(trace)
+    }
+
+    /// Runs `ops` on the device buffers as they are: the graph recorded for `(seed, env_base)`
+    /// (recorded now if the key changed), or eagerly; waits for the device.
+    fn execute<S>(&mut self, ops: &[Op<S>], seed: u64, env_base: u64) -> Result<Trace> {
+        let device = self.kernels.device();
+        if !self.graphs {
+            return plan::run_cuda(ops, &self.kernels, self);
+        }
+        let key = (seed, env_base);
+        if self.graph.as_ref().map(|(k, _)| *k) != Some(key) {
+            self.graph = None;
+            plan::load_cuda(ops, &self.kernels)?;
+            let stream = device.stream().clone();
+            device.begin_capture(&stream, CaptureMode::ThreadLocal)?;
+            let buffers: Vec<&DeviceBuffer> = self.bufs.values().collect();
+            let recorded =
+                plan::record_cuda(ops, &self.kernels, self, &buffers, &self.counters, &stream);
+            let graph = device.end_capture(&stream);
+            recorded?;
+            self.graph = Some((key, graph?.instantiate()?));
+        }
+        let (_, exec) = self.graph.as_ref().expect("recorded above");
+        exec.launch(device.stream())?;
+        device.synchronize()?;
+        Ok(Trace::default())
+    }
 }
 
 /// Per-env scratch buffers, sized once.
@@ -59,8 +153,10 @@ struct Scratch {
     lattice: Vec<f32>,
     active: Vec<u8>,
     gen_active: Vec<u8>,
-    /// An all-ones mask: what `generate` regenerates.
-    all: Vec<u8>,
+    /// The envs of the current run (a copy of the caller's mask, or all ones).
+    mask: Vec<u8>,
+    /// The condition words of the plan: mask, attempt, generator windows, relaxation windows.
+    words: Vec<u32>,
     relax_active: Vec<u8>,
     attempt: Vec<u8>,
     ok: Vec<u8>,
@@ -77,6 +173,17 @@ impl Pipeline {
         preset: &Preset,
         n_envs: usize,
         launch: Launch,
+        stage: Arc<dyn Stage>,
+    ) -> Result<Self> {
+        Self::on_backend(preset, n_envs, Backend::Cpu(launch), stage)
+    }
+
+    /// A pipeline whose passes run on `backend` (the CPU, or the emulated-CUDA kernels), with
+    /// the generator stage `stage`.
+    pub fn on_backend(
+        preset: &Preset,
+        n_envs: usize,
+        backend: Backend,
         stage: Arc<dyn Stage>,
     ) -> Result<Self> {
         if n_envs == 0 {
@@ -110,7 +217,8 @@ impl Pipeline {
             lattice: vec![0.0; per_env(lattice_len, "lattice words")?],
             active: vec![0; n_envs],
             gen_active: vec![0; n_envs],
-            all: vec![1; n_envs],
+            mask: vec![0; n_envs],
+            words: vec![0; 4],
             relax_active: vec![0; n_envs],
             attempt: vec![0; n_envs],
             ok: vec![0; n_envs],
@@ -129,9 +237,10 @@ impl Pipeline {
             half_width_m: t.half_width_m,
             min_turn_radius_m: t.min_turn_radius_m,
         };
-        Ok(Self {
+        let mut pipeline = Self {
             preset: preset.clone(),
-            launch,
+            backend,
+            trace: Trace::default(),
             stage,
             n_envs,
             n_max,
@@ -143,7 +252,68 @@ impl Pipeline {
             relax,
             validity,
             scratch,
-        })
+            device: None,
+        };
+        if let Backend::Cuda { kernels, .. } = &pipeline.backend {
+            let kernels = kernels.clone();
+            let mut batch = pipeline.new_batch(0)?;
+            let mut host = TrackState {
+                s: &mut pipeline.scratch,
+                batch: &mut batch,
+            };
+            let mut bufs = HashMap::new();
+            for id in buf::ALL {
+                let bytes = host.bytes_mut(id).len();
+                bufs.insert(id, kernels.device().alloc_zeroed(bytes)?);
+            }
+            let loops = plan::count_loops(&pipeline.plan(0, 0));
+            let counters = (0..loops)
+                .map(|_| kernels.device().alloc_zeroed(4))
+                .collect::<Result<Vec<_>>>()?;
+            pipeline.device = Some(DeviceState {
+                kernels,
+                bufs,
+                counters,
+                graphs: true,
+                graph: None,
+            });
+        }
+        Ok(pipeline)
+    }
+
+    /// On the CUDA backend: copies `mask` into the device's mask buffer (the envs the next
+    /// [`regenerate_on_device`](Self::regenerate_on_device) regenerates).
+    pub fn set_device_mask(&mut self, mask: &[u8]) -> Result<()> {
+        Launch::check_mask(mask, self.n_envs)?;
+        let device = self.device_state()?;
+        device
+            .kernels
+            .device()
+            .upload(&device.bufs[&buf::MASK], mask)
+    }
+
+    /// On the CUDA backend: regenerates the envs of the device's mask in the device-resident
+    /// batch, with no transfer (the recorded graph replayed; recorded first if `seed` or
+    /// `env_base` changed), and waits for it. The device batch holds what the last
+    /// `generate`/`regenerate` uploaded and produced; `generation` there is not advanced.
+    pub fn regenerate_on_device(&mut self, seed: u64, env_base: u64) -> Result<()> {
+        let ops = self.plan(seed, env_base);
+        let device = self.device.as_mut().ok_or_else(not_on_device)?;
+        self.trace = device.execute::<TrackState<'_>>(&ops, seed, env_base)?;
+        Ok(())
+    }
+
+    fn device_state(&self) -> Result<&DeviceState> {
+        self.device.as_ref().ok_or_else(not_on_device)
+    }
+
+    /// On the CUDA backend: whether `generate` / `regenerate` record the plan into a CUDA graph
+    /// (once per seed and env base; the default) or launch it eagerly, reading each condition
+    /// word back. No effect on the host backends.
+    pub fn set_graphs(&mut self, graphs: bool) {
+        if let Some(d) = &mut self.device {
+            d.graphs = graphs;
+        }
     }
 
     /// The preset this pipeline was built for.
@@ -154,6 +324,16 @@ impl Pipeline {
     /// The number of envs.
     pub fn n_envs(&self) -> usize {
         self.n_envs
+    }
+
+    /// What the last `generate` / `regenerate` ran: kernels, CPU passes, loop windows.
+    pub fn last_trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// The backend passes run on.
+    pub fn backend(&self) -> &Backend {
+        &self.backend
     }
 
     /// The generator stage's name.
@@ -170,10 +350,8 @@ impl Pipeline {
     pub fn generate(&mut self, seed: u64, generation: u32, batch: &mut TrackBatch) -> Result<()> {
         self.check_batch(batch)?;
         batch.generation.fill(generation);
-        let all = std::mem::take(&mut self.scratch.all);
-        let result = self.regenerate(seed, &all, batch);
-        self.scratch.all = all;
-        result
+        self.scratch.mask.fill(1);
+        self.run(seed, batch)
     }
 
     /// Regenerates exactly the envs with `mask[e] != 0`, each at its own `batch.generation[e]`.
@@ -181,8 +359,21 @@ impl Pipeline {
     pub fn regenerate(&mut self, seed: u64, mask: &[u8], batch: &mut TrackBatch) -> Result<()> {
         self.check_batch(batch)?;
         Launch::check_mask(mask, self.n_envs)?;
-        let launch = self.launch.clone();
-        launch.skip_unless(mask, || self.run_masked(seed, mask, batch));
+        self.scratch.mask.copy_from_slice(mask);
+        self.run(seed, batch)
+    }
+
+    /// Runs the plan for the envs of `scratch.mask`.
+    fn run(&mut self, seed: u64, batch: &mut TrackBatch) -> Result<()> {
+        let ops = self.plan(seed, batch.env_base);
+        let mut state = TrackState {
+            s: &mut self.scratch,
+            batch,
+        };
+        match &mut self.device {
+            None => self.trace = plan::run(&ops, &self.backend, &mut state)?,
+            Some(device) => self.trace = device.run(&ops, seed, &mut state)?,
+        }
         Ok(())
     }
 
@@ -196,296 +387,786 @@ impl Pipeline {
         Ok(())
     }
 
-    fn run_masked(&mut self, seed: u64, mask: &[u8], batch: &mut TrackBatch) {
-        let launch = self.launch.clone();
-        let max_attempts = self.preset.track.max_attempts;
-        {
-            let s = &mut self.scratch;
-            s.active.copy_from_slice(mask);
-            s.attempt.fill(0);
-            s.ok.fill(0);
-        }
-        let mut active = std::mem::take(&mut self.scratch.active);
-        launch.bounded_loop(max_attempts, &mut active, |_, active| {
-            self.generate_stage(seed, active, batch);
-            self.resample_stage(active);
-            self.relax_stage(active);
-            self.validate_stage(active, max_attempts);
-        });
-        self.scratch.active = active;
-        self.fallback_stage(mask);
-        self.zprofile_stage(seed, mask, batch);
-        self.inflate_stage(mask, batch);
-    }
-
-    fn generate_stage(&mut self, seed: u64, active: &[u8], batch: &TrackBatch) {
-        let s = &mut self.scratch;
-        let stage = &*self.stage;
-        let env_base = batch.env_base;
-        let lanes = (
-            s.raw.par_chunks_mut(self.raw_max),
-            s.raw_count.par_iter_mut(),
-            (
-                s.gen.par_chunks_mut(self.gen_scratch_len),
-                s.gen_u32.par_chunks_mut(self.gen_u32_len),
-            ),
-            active.par_iter(),
-            s.attempt.par_iter(),
-            batch.generation.par_iter(),
-        );
-        self.launch.lanes(
-            lanes.into_par_iter(),
-            |e, (raw, raw_count, (scratch, scratch_u32), &act, &attempt, &generation)| {
-                if act == 0 {
-                    return;
-                }
-                let stream = stream::with_attempt(stream::GENERATE, u32::from(attempt));
-                let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stream);
-                let n = stage.run_lane(&mut rng, scratch, scratch_u32, raw);
-                *raw_count = n.min(raw.len()) as u32;
-            },
-        );
-        // An iterative generator continues in windows while any of its lanes is still active.
-        let windows = stage.max_windows();
-        let mut gen_active = std::mem::take(&mut s.gen_active);
-        gen_active.copy_from_slice(active);
-        self.launch.bounded_loop(windows, &mut gen_active, |_, ga| {
-            let lanes = (
-                s.raw.par_chunks_mut(self.raw_max),
-                s.raw_count.par_iter_mut(),
-                s.gen.par_chunks_mut(self.gen_scratch_len),
-                s.gen_u32.par_chunks_mut(self.gen_u32_len),
-                ga.par_iter_mut(),
-            );
-            self.launch.lanes(
-                lanes.into_par_iter(),
-                |_, (raw, raw_count, scratch, scratch_u32, ga)| {
-                    if *ga == 0 {
-                        return;
-                    }
-                    let (n, still) = stage.window_lane(scratch, scratch_u32, raw);
-                    *raw_count = n.min(raw.len()) as u32;
-                    *ga = u8::from(still);
-                },
-            );
-        });
-        s.gen_active = gen_active;
-    }
-
-    fn resample_stage(&mut self, active: &[u8]) {
-        let s = &mut self.scratch;
-        let spacing = self.preset.track.spacing_m;
-        let lanes = (
-            s.raw.par_chunks(self.raw_max),
-            s.raw_count.par_iter(),
-            s.pts.par_chunks_mut(self.n_max),
-            s.count.par_iter_mut(),
-            active.par_iter(),
-        );
-        self.launch.lanes(
-            lanes.into_par_iter(),
-            |_, (raw, &raw_count, pts, count, &act)| {
-                if act == 0 {
-                    return;
-                }
-                *count = resample_closed(&raw[..raw_count as usize], spacing, pts) as u32;
-            },
-        );
-    }
-
-    fn relax_stage(&mut self, active: &[u8]) {
-        let windows = self.preset.relax.max_windows;
-        if windows == 0 {
-            // Relaxation is off (e.g. generators valid by construction): nothing would read the
-            // violation flags, so they are not computed.
-            return;
-        }
-        let sweeps = self.preset.relax.sweeps_per_window;
-        let consts = self.relax;
-        let n_max = self.n_max;
-        let launch = self.launch.clone();
-        let s = &mut self.scratch;
-        let mut relax_active = std::mem::take(&mut s.relax_active);
-        // A curve that already meets the constraints is not relaxed at all. Separation is tested
-        // once the turns comply (see `violation`).
-        let lanes = (
-            s.pts.par_chunks(n_max),
-            s.count.par_iter(),
-            s.pair.par_chunks_mut(2 * n_max),
-            relax_active.par_iter_mut(),
-            active.par_iter(),
-        );
-        launch.lanes(lanes.into_par_iter(), |_, (pts, &count, disp, ra, &act)| {
-            let mut scratch = RelaxScratch { disp };
-            *ra = if act != 0 {
-                violation(&pts[..count as usize], &consts, &mut scratch, false)
-            } else {
-                0
-            };
-        });
-        launch.bounded_loop(windows, &mut relax_active, |_, ra| {
-            let lanes = (
-                s.pts.par_chunks_mut(n_max),
-                s.count.par_iter(),
-                s.pair.par_chunks_mut(2 * n_max),
-                ra.par_iter_mut(),
-            );
-            launch.lanes(lanes.into_par_iter(), |_, (pts, &count, disp, ra)| {
-                if *ra == 0 {
-                    return;
-                }
-                let pts = &mut pts[..count as usize];
-                let mut scratch = RelaxScratch { disp };
-                relax_sweeps(pts, &consts, &mut scratch, sweeps, *ra);
-                *ra = violation(pts, &consts, &mut scratch, *ra & TOO_CLOSE != 0);
-            });
-        });
-        s.relax_active = relax_active;
-    }
-
-    fn validate_stage(&mut self, active: &mut [u8], max_attempts: u32) {
-        let consts = self.validity;
-        let s = &mut self.scratch;
-        let lanes = (
-            s.pts.par_chunks(self.n_max),
-            s.count.par_iter(),
-            s.arcs.par_chunks_mut(self.n_max),
-            s.pair.par_chunks_mut(2 * self.n_max),
-            s.mids.par_chunks_mut(2 * self.n_max),
-            s.heads.par_chunks_mut(self.buckets),
-            s.next.par_chunks_mut(2 * self.n_max),
-            s.cells.par_chunks_mut(2 * self.n_max),
-            active.par_iter_mut(),
-            s.attempt.par_iter_mut(),
-            s.ok.par_iter_mut(),
-        );
-        self.launch.lanes(
-            lanes.into_par_iter(),
-            |_, (pts, &count, arclen, border, mids, heads, next, cells, act, attempt, ok)| {
-                if *act == 0 {
-                    return;
-                }
-                let mut scratch = ValidityScratch {
-                    arclen,
-                    border,
-                    mids,
-                    heads,
-                    next,
-                    cells,
-                };
-                *ok = u8::from(is_valid(&pts[..count as usize], &consts, &mut scratch));
-                *attempt += 1;
-                *act = u8::from(*ok == 0 && u32::from(*attempt) < max_attempts);
-            },
-        );
-    }
-
-    fn fallback_stage(&mut self, mask: &[u8]) {
+    /// The plan of a masked run: for the envs of the mask, attempts (generate, resample, relax,
+    /// validate) while any env is still invalid, at most `max_attempts`; then fallback, z-profile
+    /// and inflation. `seed` and `env_base` are the run's parameters.
+    fn plan<'a>(&self, seed: u64, env_base: u64) -> Vec<Op<TrackState<'a>>> {
         let t = &self.preset.track;
-        let (scale, radius, spacing) = (t.scale_m, t.min_turn_radius_m, t.spacing_m);
-        let s = &mut self.scratch;
-        let lanes = (
-            s.pts.par_chunks_mut(self.n_max),
-            s.count.par_iter_mut(),
-            s.ok.par_iter(),
-            mask.par_iter(),
-        );
-        self.launch
-            .lanes(lanes.into_par_iter(), |_, (pts, count, &ok, &m)| {
-                if m == 0 || ok != 0 {
-                    return;
-                }
-                *count = fallback_circle(scale, radius, spacing, pts) as u32;
-            });
-    }
-
-    fn zprofile_stage(&mut self, seed: u64, mask: &[u8], batch: &TrackBatch) {
-        let params = self.preset.zprofile.clone();
-        let env_base = batch.env_base;
-        let s = &mut self.scratch;
-        let lanes = (
-            s.pts.par_chunks(self.n_max),
-            s.count.par_iter(),
-            s.arcs.par_chunks_mut(self.n_max),
-            s.z.par_chunks_mut(self.n_max),
-            s.lattice.par_chunks_mut(self.lattice_len),
-            mask.par_iter(),
-            batch.generation.par_iter(),
-        );
-        self.launch.lanes(
-            lanes.into_par_iter(),
-            |e, (pts, &count, arclen, z, lattice, &m, &generation)| {
-                if m == 0 {
-                    return;
-                }
-                let n = count as usize;
-                let pts = &pts[..n];
-                let mut total = 0.0f32;
-                for i in 0..n {
-                    arclen[i] = total;
-                    total += super::geometry::dist(pts[i], pts[(i + 1) % n]);
-                }
-                let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stream::ZPROFILE);
-                profile_lane(&params, &mut rng, &arclen[..n], total, lattice, &mut z[..n]);
-            },
-        );
-    }
-
-    fn inflate_stage(&mut self, mask: &[u8], batch: &mut TrackBatch) {
-        let hw = self.preset.track.half_width_m;
-        let max_attempts = self.preset.track.max_attempts as u8;
+        let n_envs = self.n_envs as u32;
         let n_max = self.n_max;
-        let s = &self.scratch;
-        let points = (
-            batch.center.par_chunks_mut(n_max),
-            batch.outer.par_chunks_mut(n_max),
-            batch.inner.par_chunks_mut(n_max),
-            batch.tangent.par_chunks_mut(n_max),
-            batch.normal.par_chunks_mut(n_max),
-            batch.arclen.par_chunks_mut(n_max),
-        );
-        let scalars = (
-            batch.count.par_iter_mut(),
-            batch.length.par_iter_mut(),
-            batch.valid.par_iter_mut(),
-            batch.attempts.par_iter_mut(),
-        );
-        let inputs = (
-            s.pts.par_chunks(n_max),
-            s.z.par_chunks(n_max),
-            s.count.par_iter(),
-            s.ok.par_iter(),
-            s.attempt.par_iter(),
-            mask.par_iter(),
-        );
-        self.launch
-            .lanes((points, scalars, inputs).into_par_iter(), |_, (p, o, i)| {
-                let (center, outer, inner, tangent, normal, arclen) = p;
-                let (count_out, length, valid, attempts) = o;
-                let (pts, z, &count, &ok, &attempt, &m) = i;
-                if m == 0 {
-                    return;
-                }
-                let n = count as usize;
-                inflate_lane(
-                    &pts[..n],
-                    &z[..n],
-                    hw,
-                    InflateOut {
-                        center,
-                        outer,
-                        inner,
-                        tangent,
-                        normal,
-                        arclen,
-                        length,
+        let pass = |kernel: Option<&'static str>,
+                    name: &str,
+                    params: Vec<u8>,
+                    buffers: &[(BufId, Access)],
+                    cpu: CpuPass<TrackState<'a>>| {
+            Op::Pass(Pass {
+                kernel,
+                name: name.to_string(),
+                params,
+                buffers: buffers.to_vec(),
+                lanes: n_envs,
+                cpu,
+            })
+        };
+        let (r, w) = (Access::Read, Access::Write);
+        let mut attempt_body = Vec::new();
+
+        // The generator: one pass, or a set-up pass plus windows while any lane is active.
+        let stage = self.stage.clone();
+        let stage_name = stage.name().to_string();
+        let kernel = stage.kernel();
+        let common = GenerateCommon {
+            seed,
+            env_base,
+            raw_max: self.raw_max as u32,
+            gen_len: self.gen_scratch_len as u32,
+            gen_u32_len: self.gen_u32_len as u32,
+            pad: 0,
+        };
+        let mut gen_params = bytemuck::bytes_of(&common).to_vec();
+        if let Some(k) = &kernel {
+            gen_params.extend_from_slice(&k.params);
+        }
+        gen_params.resize(gen_params.len().div_ceil(8) * 8, 0);
+        let (raw_max, gen_len, gen_u32_len) =
+            (self.raw_max, self.gen_scratch_len, self.gen_u32_len);
+        attempt_body.push(pass(
+            kernel.as_ref().map(|k| k.name),
+            &stage_name,
+            gen_params.clone(),
+            &[
+                (buf::RAW, w),
+                (buf::RAW_COUNT, w),
+                (buf::GEN, w),
+                (buf::GEN_U32, w),
+                (buf::ACTIVE, r),
+                (buf::ATTEMPT, r),
+                (buf::GENERATION, r),
+            ],
+            Arc::new(move |st, launch| {
+                let s = &mut *st.s;
+                let lanes = (
+                    s.raw.par_chunks_mut(raw_max),
+                    s.raw_count.par_iter_mut(),
+                    (
+                        s.gen.par_chunks_mut(gen_len),
+                        s.gen_u32.par_chunks_mut(gen_u32_len),
+                    ),
+                    s.active.par_iter(),
+                    s.attempt.par_iter(),
+                    st.batch.generation.par_iter(),
+                );
+                launch.lanes(
+                    lanes.into_par_iter(),
+                    |e, (raw, raw_count, (scratch, scratch_u32), &act, &attempt, &generation)| {
+                        if act == 0 {
+                            return;
+                        }
+                        let stream = stream::with_attempt(stream::GENERATE, u32::from(attempt));
+                        let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stream);
+                        let n = stage.run_lane(&mut rng, scratch, scratch_u32, raw);
+                        *raw_count = n.min(raw.len()) as u32;
                     },
                 );
-                *count_out = count;
-                *valid = ok;
-                *attempts = if ok != 0 { attempt } else { max_attempts };
+            }),
+        ));
+        let windows = self.stage.max_windows();
+        if windows > 0 {
+            attempt_body.push(pass(
+                Some("tg_track_copy_flags"),
+                "copy flags",
+                params_bytes(&CountParams { n: n_envs, pad: 0 }),
+                &[(buf::ACTIVE, r), (buf::GEN_ACTIVE, w)],
+                Arc::new(|st, _| st.s.gen_active.copy_from_slice(&st.s.active)),
+            ));
+            attempt_body.push(Op::Any {
+                flags: buf::GEN_ACTIVE,
+                cond: buf::COND_GENERATE,
             });
+            let stage = self.stage.clone();
+            let window = pass(
+                kernel.as_ref().and_then(|k| k.window),
+                &stage_name,
+                gen_params,
+                &[
+                    (buf::RAW, w),
+                    (buf::RAW_COUNT, w),
+                    (buf::GEN, w),
+                    (buf::GEN_U32, w),
+                    (buf::GEN_ACTIVE, w),
+                ],
+                Arc::new(move |st, launch| {
+                    let s = &mut *st.s;
+                    let lanes = (
+                        s.raw.par_chunks_mut(raw_max),
+                        s.raw_count.par_iter_mut(),
+                        s.gen.par_chunks_mut(gen_len),
+                        s.gen_u32.par_chunks_mut(gen_u32_len),
+                        s.gen_active.par_iter_mut(),
+                    );
+                    launch.lanes(
+                        lanes.into_par_iter(),
+                        |_, (raw, raw_count, scratch, scratch_u32, ga)| {
+                            if *ga == 0 {
+                                return;
+                            }
+                            let (n, still) = stage.window_lane(scratch, scratch_u32, raw);
+                            *raw_count = n.min(raw.len()) as u32;
+                            *ga = u8::from(still);
+                        },
+                    );
+                }),
+            );
+            attempt_body.push(Op::While {
+                cond: buf::COND_GENERATE,
+                max_windows: windows,
+                body: vec![
+                    window,
+                    Op::Any {
+                        flags: buf::GEN_ACTIVE,
+                        cond: buf::COND_GENERATE,
+                    },
+                ],
+            });
+        }
+
+        // Resampling to the preset's spacing.
+        let spacing = t.spacing_m;
+        attempt_body.push(pass(
+            Some("tg_track_resample"),
+            "resample",
+            params_bytes(&ResampleParams {
+                spacing_m: spacing,
+                raw_max: raw_max as u32,
+                n_max: n_max as u32,
+                pad: 0,
+            }),
+            &[
+                (buf::RAW, r),
+                (buf::RAW_COUNT, r),
+                (buf::PTS, w),
+                (buf::COUNT, w),
+                (buf::ACTIVE, r),
+            ],
+            Arc::new(move |st, launch| {
+                let s = &mut *st.s;
+                let lanes = (
+                    s.raw.par_chunks(raw_max),
+                    s.raw_count.par_iter(),
+                    s.pts.par_chunks_mut(n_max),
+                    s.count.par_iter_mut(),
+                    s.active.par_iter(),
+                );
+                launch.lanes(
+                    lanes.into_par_iter(),
+                    |_, (raw, &raw_count, pts, count, &act)| {
+                        if act == 0 {
+                            return;
+                        }
+                        *count = resample_closed(&raw[..raw_count as usize], spacing, pts) as u32;
+                    },
+                );
+            }),
+        ));
+
+        // Relaxation: a curve that already meets the constraints is not relaxed at all; the
+        // others sweep in windows while any still violates them. Off (no windows) for
+        // generators valid by construction: nothing would read the flags.
+        let relax_windows = self.preset.relax.max_windows;
+        if relax_windows > 0 {
+            let consts = self.relax;
+            let sweeps = self.preset.relax.sweeps_per_window;
+            let relax_params = params_bytes(&RelaxParams {
+                separation_m: consts.separation_m,
+                converged_separation_m: consts.converged_separation_m,
+                max_curvature: consts.max_curvature,
+                smooth_curvature: consts.smooth_curvature,
+                smoothing: consts.smoothing,
+                neighbour_arc_m: consts.neighbour_arc_m,
+                n_max: n_max as u32,
+                sweeps,
+            });
+            attempt_body.push(pass(
+                Some("tg_track_relax_check"),
+                "relax check",
+                relax_params.clone(),
+                &[
+                    (buf::PTS, r),
+                    (buf::COUNT, r),
+                    (buf::PAIR, w),
+                    (buf::RELAX_ACTIVE, w),
+                    (buf::ACTIVE, r),
+                ],
+                Arc::new(move |st, launch| {
+                    let s = &mut *st.s;
+                    let lanes = (
+                        s.pts.par_chunks(n_max),
+                        s.count.par_iter(),
+                        s.pair.par_chunks_mut(2 * n_max),
+                        s.relax_active.par_iter_mut(),
+                        s.active.par_iter(),
+                    );
+                    launch.lanes(lanes.into_par_iter(), |_, (pts, &count, disp, ra, &act)| {
+                        let mut scratch = RelaxScratch { disp };
+                        *ra = if act != 0 {
+                            violation(&pts[..count as usize], &consts, &mut scratch, false)
+                        } else {
+                            0
+                        };
+                    });
+                }),
+            ));
+            attempt_body.push(Op::Any {
+                flags: buf::RELAX_ACTIVE,
+                cond: buf::COND_RELAX,
+            });
+            let window = pass(
+                Some("tg_track_relax_window"),
+                "relax window",
+                relax_params,
+                &[
+                    (buf::PTS, w),
+                    (buf::COUNT, r),
+                    (buf::PAIR, w),
+                    (buf::RELAX_ACTIVE, w),
+                ],
+                Arc::new(move |st, launch| {
+                    let s = &mut *st.s;
+                    let lanes = (
+                        s.pts.par_chunks_mut(n_max),
+                        s.count.par_iter(),
+                        s.pair.par_chunks_mut(2 * n_max),
+                        s.relax_active.par_iter_mut(),
+                    );
+                    launch.lanes(lanes.into_par_iter(), |_, (pts, &count, disp, ra)| {
+                        if *ra == 0 {
+                            return;
+                        }
+                        let pts = &mut pts[..count as usize];
+                        let mut scratch = RelaxScratch { disp };
+                        relax_sweeps(pts, &consts, &mut scratch, sweeps, *ra);
+                        *ra = violation(pts, &consts, &mut scratch, *ra & TOO_CLOSE != 0);
+                    });
+                }),
+            );
+            attempt_body.push(Op::While {
+                cond: buf::COND_RELAX,
+                max_windows: relax_windows,
+                body: vec![
+                    window,
+                    Op::Any {
+                        flags: buf::RELAX_ACTIVE,
+                        cond: buf::COND_RELAX,
+                    },
+                ],
+            });
+        }
+
+        // Validity; an env that fails stays active for the next attempt.
+        let consts = self.validity;
+        let max_attempts = t.max_attempts;
+        let buckets = self.buckets;
+        attempt_body.push(pass(
+            Some("tg_track_validate"),
+            "validate",
+            params_bytes(&ValidateParams {
+                half_width_m: consts.half_width_m,
+                min_turn_radius_m: consts.min_turn_radius_m,
+                n_max: n_max as u32,
+                buckets: buckets as u32,
+                max_attempts,
+                pad: 0,
+            }),
+            &[
+                (buf::PTS, r),
+                (buf::COUNT, r),
+                (buf::ARCS, w),
+                (buf::PAIR, w),
+                (buf::MIDS, w),
+                (buf::HEADS, w),
+                (buf::NEXT, w),
+                (buf::CELLS, w),
+                (buf::ACTIVE, w),
+                (buf::ATTEMPT, w),
+                (buf::OK, w),
+            ],
+            Arc::new(move |st, launch| {
+                let s = &mut *st.s;
+                let lanes = (
+                    s.pts.par_chunks(n_max),
+                    s.count.par_iter(),
+                    s.arcs.par_chunks_mut(n_max),
+                    s.pair.par_chunks_mut(2 * n_max),
+                    s.mids.par_chunks_mut(2 * n_max),
+                    s.heads.par_chunks_mut(buckets),
+                    s.next.par_chunks_mut(2 * n_max),
+                    s.cells.par_chunks_mut(2 * n_max),
+                    s.active.par_iter_mut(),
+                    s.attempt.par_iter_mut(),
+                    s.ok.par_iter_mut(),
+                );
+                launch.lanes(
+                    lanes.into_par_iter(),
+                    |_, (pts, &count, arclen, border, mids, heads, next, cells, act, attempt, ok)| {
+                        if *act == 0 {
+                            return;
+                        }
+                        let mut scratch = ValidityScratch {
+                            arclen,
+                            border,
+                            mids,
+                            heads,
+                            next,
+                            cells,
+                        };
+                        *ok = u8::from(is_valid(&pts[..count as usize], &consts, &mut scratch));
+                        *attempt += 1;
+                        *act = u8::from(*ok == 0 && u32::from(*attempt) < max_attempts);
+                    },
+                );
+            }),
+        ));
+        attempt_body.push(Op::Any {
+            flags: buf::ACTIVE,
+            cond: buf::COND_ATTEMPT,
+        });
+
+        let mut body = vec![
+            pass(
+                Some("tg_track_begin"),
+                "begin",
+                params_bytes(&CountParams { n: n_envs, pad: 0 }),
+                &[
+                    (buf::MASK, r),
+                    (buf::ACTIVE, w),
+                    (buf::ATTEMPT, w),
+                    (buf::OK, w),
+                ],
+                Arc::new(|st, _| {
+                    let s = &mut *st.s;
+                    s.active.copy_from_slice(&s.mask);
+                    s.attempt.fill(0);
+                    s.ok.fill(0);
+                }),
+            ),
+            Op::Any {
+                flags: buf::ACTIVE,
+                cond: buf::COND_ATTEMPT,
+            },
+            Op::While {
+                cond: buf::COND_ATTEMPT,
+                max_windows: max_attempts,
+                body: attempt_body,
+            },
+        ];
+
+        // Envs that failed every attempt get the fallback circle.
+        let (scale, radius) = (t.scale_m, t.min_turn_radius_m);
+        body.push(pass(
+            Some("tg_track_fallback"),
+            "fallback",
+            params_bytes(&FallbackParams {
+                scale_m: scale,
+                min_turn_radius_m: radius,
+                spacing_m: spacing,
+                n_max: n_max as u32,
+            }),
+            &[(buf::PTS, w), (buf::COUNT, w), (buf::OK, r), (buf::MASK, r)],
+            Arc::new(move |st, launch| {
+                let s = &mut *st.s;
+                let lanes = (
+                    s.pts.par_chunks_mut(n_max),
+                    s.count.par_iter_mut(),
+                    s.ok.par_iter(),
+                    s.mask.par_iter(),
+                );
+                launch.lanes(lanes.into_par_iter(), |_, (pts, count, &ok, &m)| {
+                    if m == 0 || ok != 0 {
+                        return;
+                    }
+                    *count = fallback_circle(scale, radius, spacing, pts) as u32;
+                });
+            }),
+        ));
+
+        // The z-profile.
+        let zp = self.preset.zprofile.clone();
+        let lattice_len = self.lattice_len;
+        body.push(pass(
+            Some("tg_track_zprofile"),
+            "zprofile",
+            params_bytes(&ZProfileKernelParams {
+                seed,
+                env_base,
+                kind: zp.kind as u32,
+                amplitude_m: zp.amplitude_m,
+                max_grade: zp.max_grade,
+                knots: zp.knots,
+                n_max: n_max as u32,
+                lattice_len: lattice_len as u32,
+            }),
+            &[
+                (buf::PTS, r),
+                (buf::COUNT, r),
+                (buf::ARCS, w),
+                (buf::Z, w),
+                (buf::LATTICE, w),
+                (buf::MASK, r),
+                (buf::GENERATION, r),
+            ],
+            Arc::new(move |st, launch| {
+                let s = &mut *st.s;
+                let lanes = (
+                    s.pts.par_chunks(n_max),
+                    s.count.par_iter(),
+                    s.arcs.par_chunks_mut(n_max),
+                    s.z.par_chunks_mut(n_max),
+                    s.lattice.par_chunks_mut(lattice_len),
+                    s.mask.par_iter(),
+                    st.batch.generation.par_iter(),
+                );
+                launch.lanes(
+                    lanes.into_par_iter(),
+                    |e, (pts, &count, arclen, z, lattice, &m, &generation)| {
+                        if m == 0 {
+                            return;
+                        }
+                        let n = count as usize;
+                        let pts = &pts[..n];
+                        let mut total = 0.0f32;
+                        for i in 0..n {
+                            arclen[i] = total;
+                            total += super::geometry::dist(pts[i], pts[(i + 1) % n]);
+                        }
+                        let mut rng =
+                            LaneRng::new(seed, env_base + e as u64, generation, stream::ZPROFILE);
+                        profile_lane(&zp, &mut rng, &arclen[..n], total, lattice, &mut z[..n]);
+                    },
+                );
+            }),
+        ));
+
+        // Inflation into the batch.
+        let hw = t.half_width_m;
+        let max_attempts_u8 = max_attempts as u8;
+        body.push(pass(
+            Some("tg_track_inflate"),
+            "inflate",
+            params_bytes(&InflateParams {
+                half_width_m: hw,
+                max_attempts,
+                n_max: n_max as u32,
+                pad: 0,
+            }),
+            &[
+                (buf::CENTER, w),
+                (buf::OUTER, w),
+                (buf::INNER, w),
+                (buf::TANGENT, w),
+                (buf::NORMAL, w),
+                (buf::ARCLEN, w),
+                (buf::COUNT_OUT, w),
+                (buf::LENGTH, w),
+                (buf::VALID, w),
+                (buf::ATTEMPTS, w),
+                (buf::PTS, r),
+                (buf::Z, r),
+                (buf::COUNT, r),
+                (buf::OK, r),
+                (buf::ATTEMPT, r),
+                (buf::MASK, r),
+            ],
+            Arc::new(move |st, launch| {
+                let (s, batch) = (&*st.s, &mut *st.batch);
+                let points = (
+                    batch.center.par_chunks_mut(n_max),
+                    batch.outer.par_chunks_mut(n_max),
+                    batch.inner.par_chunks_mut(n_max),
+                    batch.tangent.par_chunks_mut(n_max),
+                    batch.normal.par_chunks_mut(n_max),
+                    batch.arclen.par_chunks_mut(n_max),
+                );
+                let scalars = (
+                    batch.count.par_iter_mut(),
+                    batch.length.par_iter_mut(),
+                    batch.valid.par_iter_mut(),
+                    batch.attempts.par_iter_mut(),
+                );
+                let inputs = (
+                    s.pts.par_chunks(n_max),
+                    s.z.par_chunks(n_max),
+                    s.count.par_iter(),
+                    s.ok.par_iter(),
+                    s.attempt.par_iter(),
+                    s.mask.par_iter(),
+                );
+                launch.lanes((points, scalars, inputs).into_par_iter(), |_, (p, o, i)| {
+                    let (center, outer, inner, tangent, normal, arclen) = p;
+                    let (count_out, length, valid, attempts) = o;
+                    let (pts, z, &count, &ok, &attempt, &m) = i;
+                    if m == 0 {
+                        return;
+                    }
+                    let n = count as usize;
+                    inflate_lane(
+                        &pts[..n],
+                        &z[..n],
+                        hw,
+                        InflateOut {
+                            center,
+                            outer,
+                            inner,
+                            tangent,
+                            normal,
+                            arclen,
+                            length,
+                        },
+                    );
+                    *count_out = count;
+                    *valid = ok;
+                    *attempts = if ok != 0 { attempt } else { max_attempts_u8 };
+                });
+            }),
+        ));
+
+        vec![
+            Op::Any {
+                flags: buf::MASK,
+                cond: buf::COND_MASK,
+            },
+            Op::If {
+                cond: buf::COND_MASK,
+                body,
+            },
+        ]
     }
+}
+
+/// The pipeline's buffers as plan buffer ids: the scratch, the batch, and the condition words.
+mod buf {
+    use crate::exec::plan::BufId;
+
+    /// Every buffer of the state.
+    pub const ALL: [BufId; 35] = [
+        RAW,
+        RAW_COUNT,
+        GEN,
+        GEN_U32,
+        PTS,
+        COUNT,
+        Z,
+        ARCS,
+        PAIR,
+        MIDS,
+        HEADS,
+        NEXT,
+        CELLS,
+        LATTICE,
+        ACTIVE,
+        GEN_ACTIVE,
+        RELAX_ACTIVE,
+        ATTEMPT,
+        OK,
+        MASK,
+        COND_MASK,
+        COND_ATTEMPT,
+        COND_GENERATE,
+        COND_RELAX,
+        CENTER,
+        OUTER,
+        INNER,
+        TANGENT,
+        NORMAL,
+        ARCLEN,
+        COUNT_OUT,
+        LENGTH,
+        VALID,
+        ATTEMPTS,
+        GENERATION,
+    ];
+
+    pub const RAW: BufId = BufId(0);
+    pub const RAW_COUNT: BufId = BufId(1);
+    pub const GEN: BufId = BufId(2);
+    pub const GEN_U32: BufId = BufId(3);
+    pub const PTS: BufId = BufId(4);
+    pub const COUNT: BufId = BufId(5);
+    pub const Z: BufId = BufId(6);
+    pub const ARCS: BufId = BufId(7);
+    pub const PAIR: BufId = BufId(8);
+    pub const MIDS: BufId = BufId(9);
+    pub const HEADS: BufId = BufId(10);
+    pub const NEXT: BufId = BufId(11);
+    pub const CELLS: BufId = BufId(12);
+    pub const LATTICE: BufId = BufId(13);
+    pub const ACTIVE: BufId = BufId(14);
+    pub const GEN_ACTIVE: BufId = BufId(15);
+    pub const RELAX_ACTIVE: BufId = BufId(16);
+    pub const ATTEMPT: BufId = BufId(17);
+    pub const OK: BufId = BufId(18);
+    pub const MASK: BufId = BufId(19);
+    pub const COND_MASK: BufId = BufId(20);
+    pub const COND_ATTEMPT: BufId = BufId(21);
+    pub const COND_GENERATE: BufId = BufId(22);
+    pub const COND_RELAX: BufId = BufId(23);
+    pub const CENTER: BufId = BufId(32);
+    pub const OUTER: BufId = BufId(33);
+    pub const INNER: BufId = BufId(34);
+    pub const TANGENT: BufId = BufId(35);
+    pub const NORMAL: BufId = BufId(36);
+    pub const ARCLEN: BufId = BufId(37);
+    pub const COUNT_OUT: BufId = BufId(38);
+    pub const LENGTH: BufId = BufId(39);
+    pub const VALID: BufId = BufId(40);
+    pub const ATTEMPTS: BufId = BufId(41);
+    pub const GENERATION: BufId = BufId(42);
+}
+
+/// What a run of the plan works on: the pipeline's scratch and the caller's batch.
+struct TrackState<'a> {
+    s: &'a mut Scratch,
+    batch: &'a mut TrackBatch,
+}
+
+impl BufferSet for TrackState<'_> {
+    fn bytes_mut(&mut self, id: BufId) -> &mut [u8] {
+        use bytemuck::cast_slice_mut as bytes;
+        let (s, b) = (&mut *self.s, &mut *self.batch);
+        match id {
+            buf::RAW => bytes(&mut s.raw),
+            buf::RAW_COUNT => bytes(&mut s.raw_count),
+            buf::GEN => bytes(&mut s.gen),
+            buf::GEN_U32 => bytes(&mut s.gen_u32),
+            buf::PTS => bytes(&mut s.pts),
+            buf::COUNT => bytes(&mut s.count),
+            buf::Z => bytes(&mut s.z),
+            buf::ARCS => bytes(&mut s.arcs),
+            buf::PAIR => bytes(&mut s.pair),
+            buf::MIDS => bytes(&mut s.mids),
+            buf::HEADS => bytes(&mut s.heads),
+            buf::NEXT => bytes(&mut s.next),
+            buf::CELLS => bytes(&mut s.cells),
+            buf::LATTICE => bytes(&mut s.lattice),
+            buf::ACTIVE => &mut s.active,
+            buf::GEN_ACTIVE => &mut s.gen_active,
+            buf::RELAX_ACTIVE => &mut s.relax_active,
+            buf::ATTEMPT => &mut s.attempt,
+            buf::OK => &mut s.ok,
+            buf::MASK => &mut s.mask,
+            buf::COND_MASK => bytes(&mut s.words[0..1]),
+            buf::COND_ATTEMPT => bytes(&mut s.words[1..2]),
+            buf::COND_GENERATE => bytes(&mut s.words[2..3]),
+            buf::COND_RELAX => bytes(&mut s.words[3..4]),
+            buf::CENTER => bytes(&mut b.center),
+            buf::OUTER => bytes(&mut b.outer),
+            buf::INNER => bytes(&mut b.inner),
+            buf::TANGENT => bytes(&mut b.tangent),
+            buf::NORMAL => bytes(&mut b.normal),
+            buf::ARCLEN => bytes(&mut b.arclen),
+            buf::COUNT_OUT => bytes(&mut b.count),
+            buf::LENGTH => bytes(&mut b.length),
+            buf::VALID => &mut b.valid,
+            buf::ATTEMPTS => &mut b.attempts,
+            buf::GENERATION => bytes(&mut b.generation),
+            BufId(other) => panic!("the track pipeline has no buffer {other}"),
+        }
+    }
+}
+
+/// The parameters every generator kernel starts with (`tg_generate_common`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GenerateCommon {
+    /// The run's seed.
+    pub seed: u64,
+    /// The global index of lane 0.
+    pub env_base: u64,
+    /// Raw points per env.
+    pub raw_max: u32,
+    /// `f32` scratch words per env.
+    pub gen_len: u32,
+    /// `u32` scratch words per env.
+    pub gen_u32_len: u32,
+    /// Zero.
+    pub pad: u32,
+}
+
+/// `tg_count_params`: a lane count (the flag-copying kernels).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct CountParams {
+    n: u32,
+    pad: u32,
+}
+
+/// `tg_resample_params`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct ResampleParams {
+    spacing_m: f32,
+    raw_max: u32,
+    n_max: u32,
+    pad: u32,
+}
+
+/// `tg_relax_params`: [`RelaxConsts`] in field order, then `n_max` and the sweeps per window.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct RelaxParams {
+    separation_m: f32,
+    converged_separation_m: f32,
+    max_curvature: f32,
+    smooth_curvature: f32,
+    smoothing: f32,
+    neighbour_arc_m: f32,
+    n_max: u32,
+    sweeps: u32,
+}
+
+/// `tg_validate_params`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct ValidateParams {
+    half_width_m: f32,
+    min_turn_radius_m: f32,
+    n_max: u32,
+    buckets: u32,
+    max_attempts: u32,
+    pad: u32,
+}
+
+/// `tg_fallback_params`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct FallbackParams {
+    scale_m: f32,
+    min_turn_radius_m: f32,
+    spacing_m: f32,
+    n_max: u32,
+}
+
+/// `tg_zprofile_params` (`kind`: the index of [`crate::preset::ZKind`] in declaration order).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct ZProfileKernelParams {
+    seed: u64,
+    env_base: u64,
+    kind: u32,
+    amplitude_m: f32,
+    max_grade: f32,
+    knots: u32,
+    n_max: u32,
+    lattice_len: u32,
+}
+
+/// `tg_inflate_params`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct InflateParams {
+    half_width_m: f32,
+    max_attempts: u32,
+    n_max: u32,
+    pad: u32,
 }
 
 /// The slack of the validity checks, re-exported for tests and docs.

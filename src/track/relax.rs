@@ -90,16 +90,19 @@ pub fn relax_sweeps(
         for i in 0..n {
             lengths[i][0] = dist(pts[i], if i + 1 < n { pts[i + 1] } else { pts[0] });
         }
-        // Flag the points whose turn is too tight (kept in the lengths' second word).
-        let mut a = pts[n - 1];
+        // Flag the points whose turn is too tight (kept in the lengths' second word). Each point
+        // reads both neighbours by index, as a point lane does: with a previous point carried
+        // from one iteration to the next, LLVM keeps it as two pointer recurrences (one per `Vec2`
+        // component; an `[f32; 2]` was one 8-byte load) and the loop vectorizer gives up on the
+        // loop, which made relaxation cost about a fifth more instructions.
         for i in 0..n {
+            let a = pts[if i == 0 { n - 1 } else { i - 1 }];
             let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
             lengths[i][1] = if curvature_exceeds(a, pts[i], b, c.smooth_curvature) {
                 1.0
             } else {
                 0.0
             };
-            a = pts[i];
         }
         let mut a = pts[n - 1];
         let mut la = lengths[n - 1][0];

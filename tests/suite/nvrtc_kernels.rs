@@ -8,14 +8,20 @@
 
 use std::path::{Path, PathBuf};
 
-use trackgen::exec::nvrtc::Nvrtc;
+use trackgen::exec::cuda::nvrtc::Nvrtc;
 
 /// The architectures kernels are compiled for: A100 and H100/H200.
 const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 
-/// The kernel source tree.
+/// The kernel source tree: beside the crate's manifest when built here, else `./kernels` (the
+/// device check runs the carried test binary from the repository root).
 fn kernels_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    if built.is_dir() {
+        built
+    } else {
+        PathBuf::from("kernels")
+    }
 }
 
 /// Every `.cu` and `.cuh` file under `dir`, sorted.
@@ -43,12 +49,19 @@ fn kernel_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The names of the `extern "C" __global__` kernels a source defines.
+/// The names of the kernels a source defines: `extern "C" __global__ void NAME(` and
+/// `TG_KERNEL(NAME, PARAMS)` (`kernels/common/kernel.cuh`) at the start of a line.
 fn exported_kernels(source: &str) -> Vec<&str> {
     source
-        .split("extern \"C\" __global__ void ")
-        .skip(1)
-        .filter_map(|rest| rest.split('(').next())
+        .lines()
+        .filter_map(|line| {
+            line.strip_prefix("extern \"C\" __global__ void ")
+                .and_then(|rest| rest.split('(').next())
+                .or_else(|| {
+                    line.strip_prefix("TG_KERNEL(")
+                        .and_then(|rest| rest.split(',').next())
+                })
+        })
         .map(str::trim)
         .collect()
 }

@@ -1,7 +1,10 @@
 //! The Bézier generator: stratified random control points joined by closed cubic Bézier
 //! segments whose handles follow the neighbour chord, with random handle lengths.
 
-use super::Stage;
+use bytemuck::{Pod, Zeroable};
+
+use super::{Stage, StageKernel};
+use crate::exec::plan::params_bytes;
 use crate::geom::bezier;
 use crate::geom::Vec2;
 use crate::math::{sin_cos, TAU};
@@ -21,6 +24,16 @@ pub struct Bezier {
     pub handle: f32,
     /// Relative radius jitter.
     pub radius_jitter: f32,
+}
+
+/// The Bézier fields of `tg_bezier_params` (`kernels/track/bezier.cuh`).
+#[derive(Clone, Copy, Pod, Zeroable)]
+#[repr(C)]
+struct BezierParams {
+    n_ctrl: u32,
+    radius_m: f32,
+    handle: f32,
+    radius_jitter: f32,
 }
 
 impl Stage for Bezier {
@@ -72,6 +85,18 @@ impl Stage for Bezier {
             }
         }
         written
+    }
+    fn kernel(&self) -> Option<StageKernel> {
+        Some(StageKernel {
+            name: "tg_track_bezier",
+            window: None,
+            params: params_bytes(&BezierParams {
+                n_ctrl: u32::try_from(self.n_ctrl).ok()?,
+                radius_m: self.radius_m,
+                handle: self.handle,
+                radius_jitter: self.radius_jitter,
+            }),
+        })
     }
 }
 

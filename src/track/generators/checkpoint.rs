@@ -4,7 +4,10 @@
 //! never traps it in orbit); after the last checkpoint it aims at a point before the start, then
 //! at the start. The remaining gap is spread over the last quarter of the loop so it closes.
 
-use super::Stage;
+use bytemuck::{Pod, Zeroable};
+
+use super::{Stage, StageKernel};
+use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
 use crate::math::{atan2, sin_cos, wrap_angle, FRAC_PI_2, TAU};
 use crate::rng::LaneRng;
@@ -24,6 +27,18 @@ pub struct Checkpoint {
     pub step_m: f32,
     /// Steps before the loop is closed by force.
     pub max_steps: usize,
+}
+
+/// The checkpoint fields of `tg_checkpoint_params` (`kernels/track/checkpoint.cuh`).
+#[derive(Clone, Copy, Pod, Zeroable)]
+#[repr(C)]
+struct CheckpointParams {
+    n_checkpoints: u32,
+    radius_m: f32,
+    min_radius_frac: f32,
+    max_turn_rad: f32,
+    step_m: f32,
+    max_steps: u32,
 }
 
 impl Stage for Checkpoint {
@@ -94,6 +109,20 @@ impl Stage for Checkpoint {
             out[i] = Vec2::new(out[i][0] + w * gap[0], out[i][1] + w * gap[1]);
         }
         written
+    }
+    fn kernel(&self) -> Option<StageKernel> {
+        Some(StageKernel {
+            name: "tg_track_checkpoint",
+            window: None,
+            params: params_bytes(&CheckpointParams {
+                n_checkpoints: u32::try_from(self.n_checkpoints).ok()?,
+                radius_m: self.radius_m,
+                min_radius_frac: self.min_radius_frac,
+                max_turn_rad: self.max_turn_rad,
+                step_m: self.step_m,
+                max_steps: u32::try_from(self.max_steps).ok()?,
+            }),
+        })
     }
 }
 

@@ -45,7 +45,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::Stage;
+use super::{Stage, StageKernel};
+use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
 use crate::math::{sin_cos, PI, TAU};
 use crate::rng::LaneRng;
@@ -108,6 +109,21 @@ struct Leg {
     /// Cosine and sine of the heading of the straight.
     cos: f32,
     sin: f32,
+}
+
+/// The circuit fields of `tg_circuit_params` (`kernels/track/circuit.cuh`).
+#[derive(Clone, Copy, Pod, Zeroable)]
+#[repr(C)]
+struct CircuitParams {
+    min_corners: u32,
+    max_corners: u32,
+    weights: [f32; 4],
+    reverse_fraction: f32,
+    min_length_m: f32,
+    max_length_m: f32,
+    max_radius_m: f32,
+    transition: f32,
+    min_turn_radius_m: f32,
 }
 
 /// `f32` words of one [`Leg`].
@@ -503,6 +519,23 @@ impl Stage for Circuit {
             *q = Vec2::new((q[0] - centre[0]) * scale, (q[1] - centre[1]) * scale);
         }
         written
+    }
+    fn kernel(&self) -> Option<StageKernel> {
+        Some(StageKernel {
+            name: "tg_track_circuit",
+            window: None,
+            params: params_bytes(&CircuitParams {
+                min_corners: u32::try_from(self.min_corners).ok()?,
+                max_corners: u32::try_from(self.max_corners).ok()?,
+                weights: self.weights,
+                reverse_fraction: self.reverse_fraction,
+                min_length_m: self.min_length_m,
+                max_length_m: self.max_length_m,
+                max_radius_m: self.max_radius_m,
+                transition: self.transition,
+                min_turn_radius_m: self.min_turn_radius_m,
+            }),
+        })
     }
 }
 

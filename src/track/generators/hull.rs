@@ -2,8 +2,11 @@
 //! displaced midpoint, smoothed by a closed Catmull–Rom spline (the classic procedural
 //! race-track recipe).
 
+use bytemuck::{Pod, Zeroable};
+
 use super::spline::{catmull_rom_closed, SAMPLES_PER_SEGMENT};
-use super::Stage;
+use super::{Stage, StageKernel};
+use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
 use crate::math::{sin_cos, TAU};
 use crate::rng::LaneRng;
@@ -17,6 +20,16 @@ pub struct Hull {
     pub radius_m: f32,
     /// Midpoint displacement, fraction of the edge length.
     pub displacement: f32,
+}
+
+/// The hull fields of `tg_hull_params` (`kernels/track/hull.cuh`).
+#[derive(Clone, Copy, Pod, Zeroable)]
+#[repr(C)]
+struct HullParams {
+    n_points: u32,
+    radius_m: f32,
+    displacement: f32,
+    pad: u32,
 }
 
 impl Stage for Hull {
@@ -68,6 +81,18 @@ impl Stage for Hull {
             m += 1;
         }
         catmull_rom_closed(&poly[..m], out)
+    }
+    fn kernel(&self) -> Option<StageKernel> {
+        Some(StageKernel {
+            name: "tg_track_hull",
+            window: None,
+            params: params_bytes(&HullParams {
+                n_points: u32::try_from(self.n_points).ok()?,
+                radius_m: self.radius_m,
+                displacement: self.displacement,
+                pad: 0,
+            }),
+        })
     }
 }
 

@@ -78,6 +78,24 @@ pub trait Stage: Send + Sync {
         let _ = (scratch, scratch_u32, out);
         (0, false)
     }
+    /// The stage's CUDA kernel, if it has one (a plug-in without one runs on the CPU backend
+    /// only; on a kernel backend it is a clear error).
+    fn kernel(&self) -> Option<StageKernel> {
+        None
+    }
+}
+
+/// A generator stage's kernels (`kernels/track/<name>.cu`): the set-up kernel, the window kernel
+/// of an iterative stage, and the bytes of the stage's own parameter struct, which follows the
+/// common generator parameters (`tg_generate_common`) in the kernels' parameter struct.
+#[derive(Clone, Debug)]
+pub struct StageKernel {
+    /// The set-up (or whole-stage) kernel, e.g. `tg_track_polar`.
+    pub name: &'static str,
+    /// The window kernel of an iterative stage, e.g. `tg_track_repulsive_window`.
+    pub window: Option<&'static str>,
+    /// The bytes of the stage's `#[repr(C)]` parameter struct.
+    pub params: Vec<u8>,
 }
 
 /// The built-in generator stage a preset selects.

@@ -1,8 +1,11 @@
 //! The polar generator: jittered radii at jittered angles around a circle, smoothed by a closed
 //! Catmull–Rom spline.
 
+use bytemuck::{Pod, Zeroable};
+
 use super::spline::{catmull_rom_closed, SAMPLES_PER_SEGMENT};
-use super::Stage;
+use super::{Stage, StageKernel};
+use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
 use crate::math::{sin_cos, TAU};
 use crate::rng::LaneRng;
@@ -18,6 +21,16 @@ pub struct Polar {
     pub radius_jitter: f32,
     /// Angle jitter, fraction of the angular step.
     pub angle_jitter: f32,
+}
+
+/// The polar fields of `tg_polar_params` (`kernels/track/polar.cuh`).
+#[derive(Clone, Copy, Pod, Zeroable)]
+#[repr(C)]
+struct PolarParams {
+    n_ctrl: u32,
+    radius_m: f32,
+    radius_jitter: f32,
+    angle_jitter: f32,
 }
 
 impl Stage for Polar {
@@ -47,5 +60,17 @@ impl Stage for Polar {
             *c = Vec2::new(r * co, r * s);
         }
         catmull_rom_closed(ctrl, out)
+    }
+    fn kernel(&self) -> Option<StageKernel> {
+        Some(StageKernel {
+            name: "tg_track_polar",
+            window: None,
+            params: params_bytes(&PolarParams {
+                n_ctrl: u32::try_from(self.n_ctrl).ok()?,
+                radius_m: self.radius_m,
+                radius_jitter: self.radius_jitter,
+                angle_jitter: self.angle_jitter,
+            }),
+        })
     }
 }

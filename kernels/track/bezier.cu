@@ -1,0 +1,14 @@
+// tg_track_bezier: the Bézier generator pass (one lane per env; see track/generate.cuh).
+#include "track/bezier.cuh"
+
+TG_KERNEL(tg_track_bezier, tg_bezier_params) {
+    tg_u32 e = tg_lane();
+    if (e >= lanes) {
+        return;
+    }
+    tg_generate_lane g;
+    if (!tg_generate_begin(p.c, buf, e, &g)) {
+        return;
+    }
+    tg_generate_end(&g, tg_bezier_lane(p, &g.rng, g.gen, g.raw, g.raw_max));
+}
