@@ -14,12 +14,13 @@
 //! On the road (within the half width of the centerline) the height is that of the nearest
 //! point of the closed centerline polyline, its `z` interpolated linearly along the nearest
 //! segment. The borders sit at the height of their centerline point
-//! ([`crate::track::inflate`]), so this is the road surface. Off the road the height is an
-//! inverse-square blend of every segment's nearest height, weighted by `1/e²` with `e` the
-//! distance beyond the road edge ([`offroad_height`]): next to the road the nearest segment
-//! dominates, so a texel continues the height of the nearest road edge (no cliff at the edge),
-//! and between two parts of the track at different heights the ground ramps smoothly from one
-//! to the other (no cliff where they are equidistant either). The field is continuous.
+//! ([`crate::track::inflate`]), so this is the road surface. Off the road the height is a blend
+//! of the segments' nearest heights, weighted by `1/e² − 1/c²` with `e` the distance beyond the
+//! road edge and a cutoff `c` that grows with the nearest segment's `e` ([`offroad_height`]):
+//! next to the road the nearest segment dominates, so a texel continues the height of the
+//! nearest road edge (no cliff at the edge), and between two parts of the track at different
+//! heights the ground ramps smoothly from one to the other (no cliff where they are equidistant
+//! either). The field is continuous.
 //!
 //! An env whose track failed validity (`valid = 0`, the fallback circle) or has fewer than two
 //! points gets NaN heights and NaN bounds.
@@ -29,7 +30,8 @@
 //! plan-view boxes ([`Blocks`]); each texel tests the boxes and scans only the blocks nearer
 //! than its neighbour's nearest segment, about 64 + a few blocks' distance tests instead of
 //! `N`, with the same bits as the scan of every segment ([`nearest_height`]). Off-road texels
-//! then blend over all `N` segments, so a field costs up to `R²·N` distance tests.
+//! then blend over the blocks within the cutoff, which near the road is a few blocks and far
+//! from it most of the track: at most `R²·N` distance tests per field.
 //!
 //! # Determinism
 //! Lane code in the rule of [`crate::geom`]: IEEE component-wise operations only (no
@@ -406,21 +408,45 @@ impl Blocks {
     }
 }
 
-/// Off-road height at `p`: the inverse-square blend of every segment's nearest height, each
-/// weighted by `1 / e²` with `e` its distance beyond the road edge (`distance − half_width_m`,
-/// at least 1 mm). Near the road the nearest segment's weight dominates, so the field continues
-/// the road edge; between two parts of the track it ramps smoothly from one to the other
-/// instead of jumping where they are equidistant. One pass over the segments, in index order.
-pub fn offroad_height(center: &[Vec3], p: Vec2, half_width_m: f32) -> f32 {
+/// Off-road height at `p`, whose nearest segment lies `nearest_m` away (beyond the road edge,
+/// `nearest_m > half_width_m`): a blend of the segments' nearest heights, segment `i` weighted
+/// by `w = 1/e² − 1/c²` while positive, with `e` its distance beyond the road edge
+/// (`distance − half_width_m`, at least 1 mm) and the cutoff `c = 2·e_min + 4·half_width_m`
+/// (`e_min` the nearest segment's `e`). Near the road the nearest segment's weight dominates, so
+/// the field continues the road edge; between two parts of the track, which are both within the
+/// cutoff where they are about equidistant, it ramps smoothly from one to the other. `e_min` is
+/// continuous in `p`, so the cutoff and every weight are, and so is the field. Segments past the
+/// cutoff weigh exactly 0: `blocks` skips the blocks whose box is past it. Index order.
+pub fn offroad_height(
+    blocks: &Blocks,
+    center: &[Vec3],
+    p: Vec2,
+    half_width_m: f32,
+    nearest_m: f32,
+) -> f32 {
     let n = center.len();
+    let e_min = (nearest_m - half_width_m).max(1e-3);
+    let cutoff = 2.0 * e_min + 4.0 * half_width_m;
+    let floor = 1.0 / (cutoff * cutoff);
+    let reach = cutoff + half_width_m;
     let (mut sum_w, mut sum_wz) = (0.0f32, 0.0f32);
-    for i in 0..n {
-        let (a, b) = (center[i], center[if i + 1 == n { 0 } else { i + 1 }]);
-        let (d2, t) = segment_d2(a, b, p);
-        let e = (d2.sqrt() - half_width_m).max(1e-3);
-        let w = 1.0 / (e * e);
-        sum_w += w;
-        sum_wz += w * (a.z + t * (b.z - a.z));
+    for k in 0..blocks.count {
+        let [x0, y0, x1, y1] = blocks.boxes[k];
+        let dx = (x0 - p.x).max(0.0).max(p.x - x1);
+        let dy = (y0 - p.y).max(0.0).max(p.y - y1);
+        if dx * dx + dy * dy >= reach * reach {
+            continue;
+        }
+        for i in k * blocks.len..((k + 1) * blocks.len).min(n) {
+            let (a, b) = (center[i], center[if i + 1 == n { 0 } else { i + 1 }]);
+            let (d2, t) = segment_d2(a, b, p);
+            let e = (d2.sqrt() - half_width_m).max(1e-3);
+            let w = 1.0 / (e * e) - floor;
+            if w > 0.0 {
+                sum_w += w;
+                sum_wz += w * (a.z + t * (b.z - a.z));
+            }
+        }
     }
     sum_wz / sum_w
 }
@@ -461,7 +487,7 @@ pub fn heightfield_lane(
             row[i] = if d2 <= hw2 {
                 h
             } else {
-                offroad_height(band.center, p, half_width_m)
+                offroad_height(&blocks, band.center, p, half_width_m, d2.sqrt())
             };
             hint = seg;
         }
