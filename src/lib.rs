@@ -9,7 +9,7 @@
 //! [`track`] (the batched generation pipeline), [`course`] (gate courses and the sim-time
 //! runtime: checkpoints, progress, localization, collision), [`scene`] (per-env SDF scenes in a
 //! shared voxel-DAG pool, batched ray casts), [`corpus`] (the on-disk format) and [`render`] (PNG
-//! previews). A lower layer never imports a higher one. [`atomic`] (atomic writes, the registry of
+//! previews) and [`export`] (meshes of courses as glTF and OBJ). A lower layer never imports a higher one. [`atomic`] (atomic writes, the registry of
 //! temporary outputs in progress) and [`os`] (free space, process existence, available memory)
 //! serve them all. The library parses no arguments, draws no progress and installs no signal
 //! handler: the `trackgen` binary does, over callbacks and registries the library offers.
@@ -42,6 +42,7 @@ pub mod corpus;
 pub mod course;
 pub mod error;
 pub mod exec;
+pub mod export;
 pub mod geom;
 pub mod math;
 pub mod os;

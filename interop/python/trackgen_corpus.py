@@ -7,7 +7,10 @@
 
 Track corpora hold center, outer, inner, tangent, normal, arclen, count, length, valid, attempts;
 gate corpora (manifest "kind": "gates") hold gate_pos, gate_quat, gate_size, gate_count, valid,
-attempts.
+attempts. A track corpus written with `--heightfield R` also holds heightfield [N, R, R] and
+heightfield_bounds [N, 2, 2] (manifest "heightfield": {"resolution", "margin_m"}); one written
+with `--props` holds prop_pos [N, P, 3], prop_quat [N, P, 4], prop_length [N, P] and prop_count
+[N] (manifest "props": {..., "max_props": P}).
 
 The loader checks what the Rust reader (`trackgen::corpus::Corpus::open`) checks: the format and
 its version, the kind, `env_range` (two integers, start < end), `n_max` (>= 1), every array of the
@@ -89,8 +92,35 @@ def _shape(per_point, n_envs, n_max):
     return [n_envs, n_max, per_point]
 
 
+def _optional_arrays(manifest, manifest_path, n_envs):
+    """(name, dtype, shape) of the optional arrays the manifest records, as in
+    src/corpus/manifest.rs (CorpusExtras::sets)."""
+    out = []
+    height = manifest.get("heightfield")
+    if height is not None:
+        r = height.get("resolution") if isinstance(height, dict) else None
+        if not (_is_int(r) and 2 <= r <= 4096):
+            raise CorpusError(manifest_path, f"`heightfield` = {height!r}: expected {{\"resolution\": 2..4096, \"margin_m\": M}}")
+        out += [("heightfield", "<f4", [n_envs, r, r]), ("heightfield_bounds", "<f4", [n_envs, 2, 2])]
+    props = manifest.get("props")
+    if props is not None:
+        p = props.get("max_props") if isinstance(props, dict) else None
+        if not (_is_int(p) and 3 <= p <= 65536):
+            raise CorpusError(manifest_path, f"`props` = {props!r}: expected {{..., \"max_props\": 3..65536}}")
+        out += [
+            ("prop_pos", "<f4", [n_envs, p, 3]),
+            ("prop_quat", "<f4", [n_envs, p, 4]),
+            ("prop_length", "<f4", [n_envs, p]),
+            ("prop_count", "<i4", [n_envs]),
+        ]
+    if out and manifest.get("kind") is not None:
+        raise CorpusError(manifest_path, "`heightfield` / `props` in a gate corpus: expected them in track corpora only")
+    return out
+
+
 def read_manifest(path):
-    """The checked manifest of the corpus directory `path` (a dict), and its array list."""
+    """The checked manifest of the corpus directory `path` (a dict), and its arrays as
+    (name, dtype, shape)."""
     manifest_path = os.path.join(path, "manifest.json")
     if not os.path.isfile(manifest_path):
         raise CorpusError(manifest_path, "missing: not a trackgen corpus directory")
@@ -136,11 +166,12 @@ def read_manifest(path):
     if not isinstance(manifest["arrays"], dict):
         raise CorpusError(manifest_path, "`arrays`: expected an object of array entries")
     n_envs = env_range[1] - env_range[0]
-    for name, dtype, per_point in arrays:
+    arrays = [(name, dtype, _shape(per_point, n_envs, n_max)) for name, dtype, per_point in arrays]
+    arrays += _optional_arrays(manifest, manifest_path, n_envs)
+    for name, dtype, expected in arrays:
         entry = manifest["arrays"].get(name)
         if not isinstance(entry, dict):
             raise CorpusError(manifest_path, f"no entry for array `{name}`")
-        expected = _shape(per_point, n_envs, n_max)
         if entry.get("dtype") != dtype or entry.get("shape") != expected:
             raise CorpusError(
                 manifest_path,

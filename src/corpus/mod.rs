@@ -32,6 +32,20 @@
 //!
 //! The frame thickness is a preset constant, recorded in the manifest's `preset_toml`.
 //!
+//! A track corpus written with [`CorpusExtras`] (`trackgen generate --heightfield R`,
+//! `--props ...`) holds, besides, the optional arrays below; its manifest then records their
+//! settings (`"heightfield": {"resolution", "margin_m"}`, `"props": {"side", "kind",
+//! "spacing_m", "max_props"}`). Corpora written without them are byte-identical to before.
+//!
+//! | file                      | dtype | shape        | contents                                  |
+//! |---------------------------|-------|--------------|-------------------------------------------|
+//! | `heightfield.npy`         | `<f4` | `[N, R, R]`  | road height at texel centres, row `j` along `+y`, column `i` along `+x` ([`crate::course::heightfield`]); NaN for invalid envs |
+//! | `heightfield_bounds.npy`  | `<f4` | `[N, 2, 2]`  | `[[x_min, y_min], [x_max, y_max]]`, metres |
+//! | `prop_pos.npy`            | `<f4` | `[N, P, 3]`  | prop position (segment: chord midpoint) ([`crate::course::props`]); NaN past `prop_count` |
+//! | `prop_quat.npy`           | `<f4` | `[N, P, 4]`  | orientation `[x, y, z, w]`, local x along the border |
+//! | `prop_length.npy`         | `<f4` | `[N, P]`     | 3D chord to the next prop, metres          |
+//! | `prop_count.npy`          | `<i4` | `[N]`        | props per env                              |
+//!
 //! `manifest.json` ([`Manifest`]) records the format and its version, the crate version, the
 //! preset (source, resolved TOML, SHA-256), seed, generation, env range, `N_max`, every array's
 //! file, dtype, shape and SHA-256, and summary statistics. It holds no timestamps, so the same
@@ -49,7 +63,11 @@ mod read;
 mod write;
 
 pub use manifest::{
-    arrays_for, stored, ArrayEntry, Manifest, Stats, FORMAT, FORMAT_VERSION, KIND_GATES,
+    arrays_for, stored, ArrayEntry, ArraySet, CorpusExtras, Manifest, Stats, FORMAT,
+    FORMAT_VERSION, KIND_GATES,
 };
 pub use read::{read_corpus, read_gate_corpus, Corpus};
-pub use write::{corpus_bytes, write_corpus, Progress, DEFAULT_CHUNK_ENVS, MANIFEST_FILE};
+pub use write::{
+    corpus_bytes, extras_bytes, write_corpus, write_corpus_with, Progress, DEFAULT_CHUNK_ENVS,
+    MANIFEST_FILE,
+};

@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 use super::manifest::{arrays_for, stored, Manifest, FORMAT, FORMAT_VERSION};
 use super::npy::{hex, parse_header, Header};
 use super::write::MANIFEST_FILE;
-use crate::course::GateBatch;
-use crate::exec::layout::{Field, Layout};
+use crate::course::{GateBatch, Heightfields, Props};
+use crate::exec::layout::Layout;
 use crate::preset::Preset;
 use crate::track::TrackBatch;
 use crate::{Error, Result};
@@ -55,15 +55,18 @@ impl Corpus {
         let manifest = parse_manifest(&text, &manifest_path)?;
 
         let mut headers = BTreeMap::new();
-        let (n_envs, n_max) = (manifest.n_envs(), manifest.n_max);
-        for (field, array) in stored(manifest_fields(&manifest)) {
+        let n_envs = manifest.n_envs();
+        let sets = manifest
+            .array_sets()
+            .expect("parse_manifest rejects unknown kinds");
+        let arrays = sets.iter().flat_map(|set| {
+            stored(set.fields).map(move |(field, array)| (array, set.shape(field, n_envs)))
+        });
+        for (array, expected_shape) in arrays {
             let (name, dtype) = (array.name, array.dtype);
             let entry = manifest.arrays.get(name).ok_or_else(|| {
                 format_error(&manifest_path, format!("no entry for array `{name}`"))
             })?;
-            let expected_shape = field
-                .npy_shape(n_envs, n_max)
-                .expect("stored fields have an array");
             if entry.dtype != dtype.descr() || entry.shape != expected_shape {
                 return Err(format_error(
                     &manifest_path,
@@ -183,6 +186,53 @@ impl Corpus {
         self.read_fields(&mut batch, rows.start)?;
         self.check_counts("gate_count", &batch.count, rows.start)?;
         Ok(batch)
+    }
+
+    /// Rows `rows` of the corpus's heightfields (written with `--heightfield R`), `env_base`
+    /// the global index of the first row. A corpus without them, or a range past its rows, is
+    /// an [`Error::Invalid`].
+    pub fn read_heightfields(&self, rows: Range<u64>) -> Result<Heightfields> {
+        let config = self.manifest.heightfield.ok_or_else(|| {
+            Error::Invalid(format!(
+                "{} holds no heightfields (write it with `trackgen generate --heightfield R`)",
+                self.dir.display()
+            ))
+        })?;
+        let n = self.check_rows(&rows)?;
+        let mut h = Heightfields::new(config, n, self.manifest.env_range[0] + rows.start)?;
+        self.read_fields(&mut h.grid, rows.start)?;
+        self.read_fields(&mut h.bounds, rows.start)?;
+        Ok(h)
+    }
+
+    /// Rows `rows` of the corpus's boundary props (written with `--props`), `env_base` the
+    /// global index of the first row. A corpus without them, or a range past its rows, is an
+    /// [`Error::Invalid`]; a count above the capacity is an [`Error::Format`] naming the file.
+    pub fn read_props(&self, rows: Range<u64>) -> Result<Props> {
+        let config = self.manifest.props.ok_or_else(|| {
+            Error::Invalid(format!(
+                "{} holds no props (write it with `trackgen generate --props ...`)",
+                self.dir.display()
+            ))
+        })?;
+        let n = self.check_rows(&rows)?;
+        let mut p = Props::new(config, n, self.manifest.env_range[0] + rows.start)?;
+        self.read_fields(&mut p.batch, rows.start)?;
+        let path = self.array_path("prop_count");
+        for (i, &c) in p.batch.count.iter().enumerate() {
+            if c > config.max_props {
+                return Err(format_error(
+                    &path,
+                    format!(
+                        "row {} holds count {}: expected 0..={}",
+                        rows.start + i as u64,
+                        c as i32,
+                        config.max_props
+                    ),
+                ));
+            }
+        }
+        Ok(p)
     }
 
     /// The number of rows in `rows`, or an error if they are not rows of this corpus.
@@ -332,6 +382,20 @@ fn parse_manifest(text: &str, path: &Path) -> Result<Manifest> {
             "`n_max` = 0: expected at least 1".into(),
         ));
     }
+    if manifest.kind.is_some() && (manifest.heightfield.is_some() || manifest.props.is_some()) {
+        return Err(format_error(
+            path,
+            "`heightfield` / `props` in a gate corpus: expected them in track corpora only".into(),
+        ));
+    }
+    if let Some(h) = &manifest.heightfield {
+        h.check()
+            .map_err(|e| format_error(path, format!("`heightfield`: {e}")))?;
+    }
+    if let Some(p) = &manifest.props {
+        p.check()
+            .map_err(|e| format_error(path, format!("`props`: {e}")))?;
+    }
     Ok(manifest)
 }
 
@@ -343,11 +407,6 @@ fn swap_to_native(words: &mut [u8]) {
             word.reverse();
         }
     }
-}
-
-/// The buffers of the batch the manifest's kind holds (checked by [`parse_manifest`]).
-fn manifest_fields(manifest: &Manifest) -> &'static [Field] {
-    arrays_for(manifest.kind.as_deref()).expect("parse_manifest rejects unknown kinds")
 }
 
 /// Reads and parses the NPY header of `path`.

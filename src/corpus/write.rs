@@ -8,11 +8,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::manifest::{
-    arrays_for, stored, ArrayEntry, Manifest, Stats, FORMAT, FORMAT_VERSION, KIND_GATES,
+    arrays_for, stored, ArrayEntry, ArraySet, CorpusExtras, Manifest, Stats, FORMAT,
+    FORMAT_VERSION, KIND_GATES,
 };
 use super::npy::NpyWriter;
 use crate::atomic::TempPath;
-use crate::course::Courses;
+use crate::course::{Courses, Heightfields, Props};
+use crate::exec::layout::Layout;
 use crate::exec::Launch;
 use crate::preset::Preset;
 use crate::track::stats::ShapeAccumulator;
@@ -40,6 +42,22 @@ pub fn corpus_bytes(preset: &Preset, n_envs: u64) -> u64 {
                 .expect("stored fields have an array")
                 .iter()
                 .fold(array.dtype.size() as u64, |acc, &d| acc.saturating_mul(d))
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
+/// Bytes of the optional arrays `extras` adds to a corpus of `n_envs` envs (headers aside).
+/// Saturates at `u64::MAX`.
+pub fn extras_bytes(extras: &CorpusExtras, n_envs: u64) -> u64 {
+    extras
+        .sets()
+        .iter()
+        .flat_map(|set| {
+            stored(set.fields).map(move |(field, array)| {
+                set.shape(field, n_envs)
+                    .iter()
+                    .fold(array.dtype.size() as u64, |acc, &d| acc.saturating_mul(d))
+            })
         })
         .fold(0u64, u64::saturating_add)
 }
@@ -83,6 +101,48 @@ pub fn write_corpus(
     launch: Launch,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Manifest> {
+    write_corpus_with(
+        dir,
+        preset,
+        seed,
+        generation,
+        env_range,
+        chunk_envs,
+        &CorpusExtras::default(),
+        launch,
+        progress,
+    )
+}
+
+/// [`write_corpus`] with the optional arrays `extras` asks for (heightfields, props; see the
+/// [module](super) table), each env's a pure function of `(preset, seed, env, generation)` and
+/// the extras' settings like every other array. Extras on a gate preset are an
+/// [`Error::Invalid`] (a gate course has no road).
+#[allow(clippy::too_many_arguments)] // As `write_corpus`, plus the extras.
+pub fn write_corpus_with(
+    dir: &Path,
+    preset: &Preset,
+    seed: u64,
+    generation: u32,
+    env_range: Range<u64>,
+    chunk_envs: usize,
+    extras: &CorpusExtras,
+    launch: Launch,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Manifest> {
+    if preset.gates.is_some() && !extras.is_empty() {
+        return Err(Error::Invalid(format!(
+            "preset {} is a gate preset: heightfields and props are for track corpora (a gate \
+             course has no road)",
+            preset.source
+        )));
+    }
+    if let Some(h) = &extras.heightfield {
+        h.check()?;
+    }
+    if let Some(p) = &extras.props {
+        p.check()?;
+    }
     if env_range.start >= env_range.end {
         return Err(Error::Invalid(format!(
             "env range {}..{} is empty: expected start < end",
@@ -132,6 +192,7 @@ pub fn write_corpus(
         generation,
         env_range,
         chunk_envs,
+        extras,
         launch,
         progress,
     )?;
@@ -163,17 +224,60 @@ fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(|e| Error::io(dir, e))
 }
 
-/// Appends the batch's stored buffers to `writers` (one per array of the corpus kind, in order).
-fn append(courses: &Courses, writers: &mut [NpyWriter]) -> Result<()> {
+/// Appends the stored buffers of the batch and its extras to `writers` (one per array, in the
+/// order of the manifest's array sets).
+fn append(courses: &Courses, extras: &Extras, writers: &mut [NpyWriter]) -> Result<()> {
     let mut writers = writers.iter_mut();
     let mut result = Ok(());
-    courses.for_each_field(|field, bytes| {
+    let mut write = |field: &'static crate::exec::layout::Field, bytes: &[u8]| {
         if field.npy.is_some() && result.is_ok() {
             let writer = writers.next().expect("one writer per stored array");
             result = writer.append_native(bytes);
         }
-    });
+    };
+    courses.for_each_field(&mut write);
+    if let Some(h) = &extras.heightfields {
+        Layout::for_each_field(&h.grid, &mut write);
+        Layout::for_each_field(&h.bounds, &mut write);
+    }
+    if let Some(p) = &extras.props {
+        Layout::for_each_field(&p.batch, &mut write);
+    }
     result
+}
+
+/// The optional batches of one chunk, computed from its tracks.
+struct Extras {
+    heightfields: Option<Heightfields>,
+    props: Option<Props>,
+    all: Vec<u8>,
+}
+
+impl Extras {
+    fn new(extras: &CorpusExtras, n_envs: usize) -> Result<Self> {
+        Ok(Self {
+            heightfields: extras
+                .heightfield
+                .map(|h| Heightfields::new(h, n_envs, 0))
+                .transpose()?,
+            props: extras.props.map(|p| Props::new(p, n_envs, 0)).transpose()?,
+            all: vec![1; n_envs],
+        })
+    }
+
+    /// Computes every env's extras from `courses` (envs from `env_base`).
+    fn compute(&mut self, courses: &Courses, env_base: u64, launch: &Launch) -> Result<()> {
+        let tracks = courses.tracks();
+        if let Some(h) = self.heightfields.as_mut() {
+            h.set_env_base(env_base);
+            h.bake(tracks, &self.all, launch)?;
+        }
+        if let Some(p) = self.props.as_mut() {
+            p.batch.env_base = env_base;
+            p.place(tracks, &self.all, launch)?;
+        }
+        Ok(())
+    }
 }
 
 #[allow(clippy::too_many_arguments)] // Same values as `write_corpus`.
@@ -184,6 +288,7 @@ fn write_into(
     generation: u32,
     env_range: Range<u64>,
     chunk_envs: usize,
+    extras: &CorpusExtras,
     launch: Launch,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<(Manifest, Progress)> {
@@ -196,19 +301,29 @@ fn write_into(
     let tail = usize::try_from(n_envs % chunk as u64).expect("the tail is smaller than a chunk");
     let mut full = Courses::new(preset, chunk, 0, launch.clone())?;
     let mut last = if tail > 0 {
-        Some(Courses::new(preset, tail, 0, launch.clone())?)
+        Some((
+            Courses::new(preset, tail, 0, launch.clone())?,
+            Extras::new(extras, tail)?,
+        ))
     } else {
         None
     };
-    let shape = |field: &crate::exec::layout::Field| {
-        field
-            .npy_shape(n_envs, n_max)
-            .expect("stored fields have an array")
+    let mut full_extras = Extras::new(extras, chunk)?;
+    let mut sets = vec![ArraySet {
+        fields: full.fields(),
+        capacity: n_max,
+        grid: None,
+    }];
+    sets.extend(extras.sets());
+    let arrays_of = || {
+        sets.iter().flat_map(|set| {
+            stored(set.fields).map(move |(field, array)| (array, set.shape(field, n_envs)))
+        })
     };
-    let mut writers = stored(full.fields())
-        .map(|(field, array)| {
+    let mut writers = arrays_of()
+        .map(|(array, shape)| {
             let path = tmp.join(format!("{}.npy", array.name));
-            NpyWriter::create(&path, array.dtype, &shape(field))
+            NpyWriter::create(&path, array.dtype, &shape)
         })
         .collect::<Result<Vec<_>>>()?;
 
@@ -224,17 +339,19 @@ fn write_into(
     let mut start = env_range.start;
     while start < env_range.end {
         let n = (env_range.end - start).min(chunk as u64) as usize;
-        let courses = if n == chunk {
-            &mut full
+        let (courses, extra) = if n == chunk {
+            (&mut full, &mut full_extras)
         } else {
-            last.as_mut().expect("a short chunk is the tail")
+            let (c, x) = last.as_mut().expect("a short chunk is the tail");
+            (c, x)
         };
         courses.set_env_base(start);
         let t = Instant::now();
         courses.generate(seed, generation)?;
+        extra.compute(courses, start, &launch)?;
         report.generate_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        append(courses, &mut writers)?;
+        append(courses, extra, &mut writers)?;
         report.write_s += t.elapsed().as_secs_f64();
         sums.add(courses);
         start += n as u64;
@@ -244,14 +361,14 @@ fn write_into(
     let finishing = Instant::now();
 
     let mut arrays = BTreeMap::new();
-    for (writer, (field, array)) in writers.into_iter().zip(stored(full.fields())) {
+    for (writer, (array, shape)) in writers.into_iter().zip(arrays_of()) {
         let sha256 = writer.finish()?;
         arrays.insert(
             array.name.to_string(),
             ArrayEntry {
                 file: format!("{}.npy", array.name),
                 dtype: array.dtype.descr().to_string(),
-                shape: shape(field),
+                shape,
                 sha256,
             },
         );
@@ -270,6 +387,8 @@ fn write_into(
         n_max,
         arrays,
         stats: sums.stats(n_envs),
+        heightfield: extras.heightfield,
+        props: extras.props,
     };
     let path = tmp.join(MANIFEST_FILE);
     let mut text = serde_json::to_string_pretty(&manifest).expect("a manifest serialises");

@@ -1,5 +1,7 @@
 //! The sim-time settings of a [`Course`](super::Course) and the inputs a caller binds to it.
 
+use super::heightfield::HeightfieldConfig;
+use super::props::PropConfig;
 use crate::geom::{fails_ge, Quat, Vec2, Vec3};
 use crate::{Error, Result};
 
@@ -25,6 +27,12 @@ pub struct CourseConfig {
     /// `wrong_way` is set when a step moves backward along the path by more than this, metres
     /// (≥ 0). Default 0: any backward motion.
     pub wrong_way_tolerance_m: f32,
+    /// Track mode: bake a road heightfield per env ([`Course::heightfields`](super::Course::heightfields);
+    /// [`super::heightfield`]). Default `None`.
+    pub heightfield: Option<HeightfieldConfig>,
+    /// Track mode: place boundary props per env ([`Course::props`](super::Course::props);
+    /// [`super::props`]). Default `None`.
+    pub props: Option<PropConfig>,
 }
 
 impl Default for CourseConfig {
@@ -37,6 +45,8 @@ impl Default for CourseConfig {
             relocalize_m: None,
             footprint_half_extents_m: Vec2::ZERO,
             wrong_way_tolerance_m: 0.0,
+            heightfield: None,
+            props: None,
         }
     }
 }
@@ -84,6 +94,14 @@ impl CourseConfig {
                 self.wrong_way_tolerance_m.to_string(),
                 "a number ≥ 0",
             );
+        }
+        if let Some(h) = &self.heightfield {
+            h.check()
+                .map_err(|e| Error::Invalid(format!("CourseConfig.heightfield: {e}")))?;
+        }
+        if let Some(p) = &self.props {
+            p.check()
+                .map_err(|e| Error::Invalid(format!("CourseConfig.props: {e}")))?;
         }
         Ok(())
     }

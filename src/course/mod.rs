@@ -18,6 +18,10 @@
 //!   `regenerate(mask, advance)`; [`CourseConfig`] and [`Binding`] (in `config`) are its
 //!   settings and inputs; [`StepOutputs`] documents every output; the step pass (`step_pass`)
 //!   is the lane function that `step()` runs.
+//! - [`heightfield`]: per-env square grids of the road surface height with their bounds
+//!   ([`Heightfields`]), baked for regenerated envs only; [`props`]: poses of cones or wall
+//!   pieces along a border at a spacing snapped to close the ring ([`Props`]). Both are optional
+//!   ([`CourseConfig::heightfield`], [`CourseConfig::props`]) and stored in corpora on request.
 //! - [`Course::lookahead`] (in `lookahead`): the path ahead of each env in its body frame, with
 //!   its curvature: the observation of racing policies.
 //! - [`PurePursuit`]: a scripted agent for tests, examples and benchmarks.
@@ -35,9 +39,11 @@ mod gate_batch;
 mod gate_pipeline;
 pub mod gates;
 pub mod geometry;
+pub mod heightfield;
 pub mod localize;
 mod lookahead;
 mod outputs;
+pub mod props;
 mod runtime;
 mod step;
 mod step_pass;
@@ -48,6 +54,8 @@ pub use courses::Courses;
 pub use gate_batch::GateBatch;
 pub use gate_pipeline::GatePipeline;
 pub use geometry::{Checkpoint, CourseGeometry, MIN_CHECKPOINTS};
+pub use heightfield::{HeightfieldBatch, HeightfieldBounds, HeightfieldConfig, Heightfields};
 pub use outputs::StepOutputs;
+pub use props::{PropBatch, PropConfig, PropKind, Props, Side};
 pub use runtime::{Course, SimView};
 pub use step::{crosses_forward, Mode, SKIP_WINDOW};

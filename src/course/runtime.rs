@@ -8,7 +8,9 @@ use super::config::{Binding, CourseConfig};
 use super::courses::Courses;
 use super::gate_batch::GateBatch;
 use super::geometry::{build_gates_lane, build_track_lane, BuildConsts, CourseGeometry, GeomRow};
+use super::heightfield::Heightfields;
 use super::outputs::StepOutputs;
+use super::props::Props;
 use super::step::{goals_at, step_env, AgentPose, EnvState, Goals, Mode, StepConsts};
 use super::step_pass::{env_course, step_chunk, EnvRows, Inputs, CHUNK};
 use crate::exec::layout::par_chunks;
@@ -60,6 +62,8 @@ pub struct Course {
     goals: Vec<Goals>,
     outputs: StepOutputs,
     binding: Option<Binding>,
+    heightfields: Option<Heightfields>,
+    props: Option<Props>,
     all: Vec<u8>,
 }
 
@@ -103,6 +107,13 @@ impl Course {
         launch: Launch,
     ) -> Result<Self> {
         config.check()?;
+        if mode == Mode::Gates && (config.heightfield.is_some() || config.props.is_some()) {
+            return Err(Error::Invalid(
+                "CourseConfig.heightfield / props: road heightfields and boundary props are for \
+                 Mode::Track (a gate course has no road)"
+                    .into(),
+            ));
+        }
         let t = &preset.track;
         let source =
             Courses::with_stage(mode, preset, stage, n_envs, config.env_base, launch.clone())?;
@@ -165,6 +176,14 @@ impl Course {
             goals: vec![Goals::NAN; n_envs],
             outputs: StepOutputs::new(n_envs)?,
             binding: None,
+            heightfields: config
+                .heightfield
+                .map(|h| Heightfields::new(h, n_envs, config.env_base))
+                .transpose()?,
+            props: config
+                .props
+                .map(|p| Props::new(p, n_envs, config.env_base))
+                .transpose()?,
             all: vec![1; n_envs],
             config,
         };
@@ -216,6 +235,18 @@ impl Course {
     /// The course geometry: path, checkpoints, obstacles, spawn poses.
     pub fn geometry(&self) -> &CourseGeometry {
         &self.geometry
+    }
+
+    /// The road heightfields ([`super::heightfield`]), if [`CourseConfig::heightfield`] asked
+    /// for them: rebaked for exactly the envs [`regenerate`](Self::regenerate) rebuilds.
+    pub fn heightfields(&self) -> Option<&Heightfields> {
+        self.heightfields.as_ref()
+    }
+
+    /// The boundary props ([`super::props`]), if [`CourseConfig::props`] asked for them:
+    /// replaced for exactly the envs [`regenerate`](Self::regenerate) rebuilds.
+    pub fn props(&self) -> Option<&Props> {
+        self.props.as_ref()
     }
 
     /// The outputs of the last [`step`](Self::step) (and of [`reset`](Self::reset) /
@@ -402,6 +433,13 @@ impl Course {
     fn rebuild_masked(&mut self, mask: &[u8]) -> Result<()> {
         self.source.regenerate(self.seed, mask)?;
         self.build_geometry(mask);
+        let tracks = self.source.tracks();
+        if let Some(h) = self.heightfields.as_mut() {
+            h.bake(tracks, mask, &self.launch)?;
+        }
+        if let Some(p) = self.props.as_mut() {
+            p.place(tracks, mask, &self.launch)?;
+        }
         self.reset_masked(mask);
         Ok(())
     }

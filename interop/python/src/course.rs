@@ -145,6 +145,7 @@ impl Course {
                 footprint_half_extents_m.1,
             ),
             wrong_way_tolerance_m,
+            ..CourseConfig::default()
         };
         let launch = launch(threads)?;
         let course = py

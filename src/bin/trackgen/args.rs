@@ -30,3 +30,33 @@ pub fn parse_threads(text: &str) -> std::result::Result<usize, String> {
             .map_err(|_| format!("{text:?}: expected a thread count or `all`")),
     }
 }
+
+/// `SIDE:KIND:SPACING` of `--props`: `inner` or `outer`, `point` (cones, poles) or `segment`
+/// (wall pieces), and the wanted spacing in metres (> 0).
+pub fn parse_props(
+    text: &str,
+) -> std::result::Result<(trackgen::course::Side, trackgen::course::PropKind, f32), String> {
+    use trackgen::course::{PropKind, Side};
+    let parts: Vec<&str> = text.split(':').collect();
+    let [side, kind, spacing] = parts[..] else {
+        return Err(format!(
+            "{text:?}: expected SIDE:KIND:SPACING, e.g. outer:point:5 or inner:segment:4"
+        ));
+    };
+    let side = match side {
+        "inner" => Side::Inner,
+        "outer" => Side::Outer,
+        s => return Err(format!("{text:?}: side {s:?}: expected inner or outer")),
+    };
+    let kind = match kind {
+        "point" => PropKind::Point,
+        "segment" => PropKind::Segment,
+        k => return Err(format!("{text:?}: kind {k:?}: expected point or segment")),
+    };
+    let spacing = spacing
+        .parse::<f32>()
+        .ok()
+        .filter(|s| *s > 0.0 && s.is_finite())
+        .ok_or_else(|| format!("{text:?}: spacing {spacing:?}: expected metres > 0"))?;
+    Ok((side, kind, spacing))
+}

@@ -6,13 +6,17 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use trackgen::atomic::TempPath;
-use trackgen::corpus::{corpus_bytes, write_corpus, Corpus, DEFAULT_CHUNK_ENVS, MANIFEST_FILE};
+use trackgen::corpus::{
+    corpus_bytes, extras_bytes, write_corpus_with, Corpus, CorpusExtras, DEFAULT_CHUNK_ENVS,
+    MANIFEST_FILE,
+};
+use trackgen::course::{HeightfieldConfig, PropConfig, PropKind, Side};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, DEFAULT};
 use trackgen::render::{contact_sheet, gate_sheet, sheet_bytes, write_png};
 use trackgen::{Error, Result};
 
-use crate::args::parse_range;
+use crate::args::{parse_props, parse_range};
 use crate::limits::{check_memory, check_space, parent_dir};
 use crate::output::{check_output, emit, grouped, threads_label};
 use crate::progress::Progress;
@@ -50,6 +54,26 @@ pub struct GenerateArgs {
     /// Skip the check that the output's file system has room for the corpus.
     #[arg(long)]
     pub no_space_check: bool,
+    /// Also bake a road heightfield of R × R texels per env (heightfield.npy [N, R, R],
+    /// heightfield_bounds.npy [N, 2, 2]); track presets only.
+    #[arg(long, value_name = "R")]
+    pub heightfield: Option<u32>,
+    /// Margin of the heightfield around the band's bounding box, metres.
+    #[arg(
+        long,
+        default_value_t = 5.0,
+        value_name = "M",
+        requires = "heightfield"
+    )]
+    pub heightfield_margin: f32,
+    /// Also place boundary props per env: SIDE:KIND:SPACING, e.g. outer:point:5 (cones every
+    /// ~5 m on the outer border) or inner:segment:4 (wall pieces); prop_pos, prop_quat,
+    /// prop_length, prop_count arrays. Track presets only.
+    #[arg(long, value_name = "SIDE:KIND:SPACING", value_parser = parse_props)]
+    pub props: Option<(Side, PropKind, f32)>,
+    /// Prop capacity per env, P (the spacing widens when a border needs more).
+    #[arg(long, default_value_t = 512, value_name = "P", requires = "props")]
+    pub props_max: u32,
 }
 
 #[derive(clap::Args, Debug)]
@@ -107,16 +131,37 @@ pub fn generate(args: GenerateArgs) -> Result<()> {
         )));
     }
     let preset = Preset::load(&args.preset)?;
+    let extras = CorpusExtras {
+        heightfield: args.heightfield.map(|resolution| HeightfieldConfig {
+            resolution,
+            margin_m: args.heightfield_margin,
+        }),
+        props: args.props.map(|(side, kind, spacing_m)| PropConfig {
+            side,
+            kind,
+            spacing_m,
+            max_props: args.props_max,
+        }),
+    };
+    if let Some(h) = &extras.heightfield {
+        h.check()
+            .map_err(|e| Error::Invalid(format!("--heightfield / --heightfield-margin: {e}")))?;
+    }
+    if let Some(p) = &extras.props {
+        p.check()
+            .map_err(|e| Error::Invalid(format!("--props / --props-max: {e}")))?;
+    }
     let n_envs = range.end - range.start;
     let chunk = n_envs.min(args.chunk_envs as u64);
+    let bytes = |n: u64| corpus_bytes(&preset, n).saturating_add(extras_bytes(&extras, n));
     // The pipeline's scratch for one chunk: a few times the chunk's rows.
-    let chunk_bytes = u128::from(corpus_bytes(&preset, chunk)) * 4;
+    let chunk_bytes = u128::from(bytes(chunk)) * 4;
     check_memory(&format!("--chunk-envs {chunk}"), Some(chunk_bytes))?;
     if !args.no_space_check {
         check_space(
             &format!("generate of {n_envs} envs"),
             &args.out,
-            u128::from(corpus_bytes(&preset, n_envs)),
+            u128::from(bytes(n_envs)),
             "--no-space-check",
         )?;
     }
@@ -136,13 +181,14 @@ pub fn generate(args: GenerateArgs) -> Result<()> {
     let started = Instant::now();
     let mut bar = Progress::new(range.end - range.start, "envs");
     let mut last = trackgen::corpus::Progress::default();
-    let written = write_corpus(
+    let written = write_corpus_with(
         target,
         &preset,
         args.seed,
         args.generation,
         range.clone(),
         args.chunk_envs,
+        &extras,
         launch,
         &mut |p| {
             last = *p;

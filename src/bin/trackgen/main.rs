@@ -20,6 +20,7 @@ mod args;
 mod bench;
 mod bench_scene;
 mod corpus;
+mod export;
 mod limits;
 mod output;
 mod presets;
@@ -41,6 +42,9 @@ enum Command {
     /// Generate a corpus of tracks (or, for a gate preset, gate courses) into a new directory
     /// (.npy arrays + manifest.json).
     Generate(corpus::GenerateArgs),
+    /// Write meshes of a corpus's courses (road, walls, gate frames and posts) or of a scene's
+    /// primitives as binary glTF (.glb) or OBJ, +z up and metres (--up y for y-up consumers).
+    Export(export::ExportArgs),
     /// Draw the first tracks (or gate courses) of a corpus as a PNG contact sheet.
     Preview(corpus::PreviewArgs),
     /// Time the pipeline per preset, thread count and batch size; print a table.
@@ -125,6 +129,7 @@ fn main() -> ExitCode {
     remove_temps_on_signals();
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Generate(a) => corpus::generate(a),
+        Command::Export(a) => export::export(a),
         Command::Preview(a) => corpus::preview(a),
         Command::Bench(a) => bench::bench(a),
         Command::Stats(a) => stats::stats(a),
