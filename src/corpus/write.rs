@@ -15,6 +15,7 @@ use super::npy::NpyWriter;
 use crate::atomic::TempPath;
 use crate::course::{Courses, Heightfields, Props};
 use crate::exec::layout::Layout;
+use crate::exec::plan::Backend;
 use crate::exec::Launch;
 use crate::preset::Preset;
 use crate::track::stats::ShapeAccumulator;
@@ -109,14 +110,15 @@ pub fn write_corpus(
         env_range,
         chunk_envs,
         &CorpusExtras::default(),
-        launch,
+        Backend::Cpu(launch),
         progress,
     )
 }
 
 /// [`write_corpus`] with the optional arrays `extras` asks for (heightfields, props; see the
 /// [module](super) table), each env's a pure function of `(preset, seed, env, generation)` and
-/// the extras' settings like every other array. Extras on a gate preset are an
+/// the extras' settings like every other array, with the track pipeline on `backend` (the CPU,
+/// the emulated CUDA kernels or a GPU: the same bytes). Extras on a gate preset are an
 /// [`Error::Invalid`] (a gate course has no road).
 #[allow(clippy::too_many_arguments)] // As `write_corpus`, plus the extras.
 pub fn write_corpus_with(
@@ -127,7 +129,7 @@ pub fn write_corpus_with(
     env_range: Range<u64>,
     chunk_envs: usize,
     extras: &CorpusExtras,
-    launch: Launch,
+    backend: Backend,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Manifest> {
     if preset.gates.is_some() && !extras.is_empty() {
@@ -193,7 +195,7 @@ pub fn write_corpus_with(
         env_range,
         chunk_envs,
         extras,
-        launch,
+        backend,
         progress,
     )?;
 
@@ -289,9 +291,10 @@ fn write_into(
     env_range: Range<u64>,
     chunk_envs: usize,
     extras: &CorpusExtras,
-    launch: Launch,
+    backend: Backend,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<(Manifest, Progress)> {
+    let launch = backend.launch().clone();
     let n_envs = env_range.end - env_range.start;
     let (kind, n_max) = match &preset.gates {
         Some(g) => (Some(KIND_GATES.to_string()), u64::from(g.max_gates)),
@@ -299,10 +302,10 @@ fn write_into(
     };
     let chunk = usize::try_from(n_envs).map_or(chunk_envs, |n| n.min(chunk_envs));
     let tail = usize::try_from(n_envs % chunk as u64).expect("the tail is smaller than a chunk");
-    let mut full = Courses::new(preset, chunk, 0, launch.clone())?;
+    let mut full = Courses::on_backend(preset, chunk, 0, backend.clone())?;
     let mut last = if tail > 0 {
         Some((
-            Courses::new(preset, tail, 0, launch.clone())?,
+            Courses::on_backend(preset, tail, 0, backend.clone())?,
             Extras::new(extras, tail)?,
         ))
     } else {

@@ -7,6 +7,7 @@ use super::gate_batch::GateBatch;
 use super::gate_pipeline::GatePipeline;
 use super::step::Mode;
 use crate::exec::layout::{Field, Layout};
+use crate::exec::plan::Backend;
 use crate::exec::Launch;
 use crate::preset::Preset;
 use crate::track::{generators, Pipeline, Stage, TrackBatch};
@@ -41,9 +42,22 @@ impl Courses {
         env_base: u64,
         launch: Launch,
     ) -> Result<Self> {
+        Self::with_backend(mode, preset, stage, n_envs, env_base, Backend::Cpu(launch))
+    }
+
+    /// [`with_stage`](Self::with_stage) with the track pipeline on `backend` (gate stages run
+    /// on the backend's host pool).
+    pub fn with_backend(
+        mode: Mode,
+        preset: &Preset,
+        stage: Arc<dyn Stage>,
+        n_envs: usize,
+        env_base: u64,
+        backend: Backend,
+    ) -> Result<Self> {
         Ok(match mode {
             Mode::Track => {
-                let pipeline = Pipeline::with_stage(preset, n_envs, launch, stage)?;
+                let pipeline = Pipeline::on_backend(preset, n_envs, backend, stage)?;
                 let batch = pipeline.new_batch(env_base)?;
                 Courses::Track {
                     pipeline: Box::new(pipeline),
@@ -51,7 +65,7 @@ impl Courses {
                 }
             }
             Mode::Gates => {
-                let pipeline = GatePipeline::with_stage(preset, n_envs, launch, stage)?;
+                let pipeline = GatePipeline::on_backend(preset, n_envs, backend, stage)?;
                 let batch = pipeline.new_batch(env_base)?;
                 Courses::Gates {
                     pipeline: Box::new(pipeline),
@@ -64,13 +78,23 @@ impl Courses {
     /// The courses the preset describes (gates if it has a `[gates]` section), with its
     /// built-in generator.
     pub fn new(preset: &Preset, n_envs: usize, env_base: u64, launch: Launch) -> Result<Self> {
+        Self::on_backend(preset, n_envs, env_base, Backend::Cpu(launch))
+    }
+
+    /// [`new`](Self::new) with the track pipeline on `backend`.
+    pub fn on_backend(
+        preset: &Preset,
+        n_envs: usize,
+        env_base: u64,
+        backend: Backend,
+    ) -> Result<Self> {
         let mode = if preset.gates.is_some() {
             Mode::Gates
         } else {
             Mode::Track
         };
         let stage = generators::from_preset(preset);
-        Self::with_stage(mode, preset, stage, n_envs, env_base, launch)
+        Self::with_backend(mode, preset, stage, n_envs, env_base, backend)
     }
 
     /// Generates every env at `generation`.

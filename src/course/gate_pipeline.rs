@@ -11,6 +11,7 @@ use super::gate_batch::GateBatch;
 use super::gates::{
     fallback_ring, frames_lane, is_valid, place_lane, relax_sweeps, violation, GateConsts, Guide,
 };
+use crate::exec::plan::Backend;
 use crate::exec::Launch;
 use crate::geom::{Quat, Vec2, Vec3};
 use crate::preset::Preset;
@@ -53,8 +54,20 @@ impl GatePipeline {
         launch: Launch,
         stage: Arc<dyn Stage>,
     ) -> Result<Self> {
+        Self::on_backend(preset, n_envs, Backend::Cpu(launch), stage)
+    }
+
+    /// A pipeline whose guide tracks are generated on `backend` (the gate stages run on the
+    /// backend's host pool).
+    pub fn on_backend(
+        preset: &Preset,
+        n_envs: usize,
+        backend: Backend,
+        stage: Arc<dyn Stage>,
+    ) -> Result<Self> {
         let consts = GateConsts::new(preset)?;
-        let track = Pipeline::with_stage(preset, n_envs, launch.clone(), stage)?;
+        let launch = backend.launch().clone();
+        let track = Pipeline::on_backend(preset, n_envs, backend, stage)?;
         let guide = track.new_batch(0)?;
         let g_max = consts.params.max_gates as usize;
         let path_len = g_max * consts.params.path_samples as usize;

@@ -334,3 +334,59 @@ fn a_pass_without_a_kernel_is_refused_by_the_emulated_backend() {
         "{err}"
     );
 }
+
+/// `trackgen generate --device emulated` writes the CPU's corpus byte for byte (a track and a
+/// gate preset); `--device cuda` without a usable GPU is an error that says why and writes
+/// nothing.
+#[test]
+fn generate_on_the_emulated_device_writes_the_cpu_corpus() {
+    use crate::cli::{assert_ok, stderr, trackgen};
+    use crate::dir_listing::files;
+    if emulated().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for preset in ["polar", "gates"] {
+        for device in ["cpu", "emulated"] {
+            let out = format!("{preset}-{device}");
+            let args = [
+                "generate",
+                "--preset",
+                preset,
+                "--envs",
+                "40",
+                "--seed",
+                "3",
+                "--chunk-envs",
+                "16",
+                "--device",
+                device,
+                "--out",
+                &out,
+            ];
+            assert_ok(&trackgen(&args, tmp.path()));
+        }
+        let cpu = files(&tmp.path().join(format!("{preset}-cpu")));
+        let emulated = files(&tmp.path().join(format!("{preset}-emulated")));
+        assert!(cpu.len() > 3);
+        assert_eq!(
+            cpu, emulated,
+            "{preset}: the emulated device wrote other bytes"
+        );
+    }
+    if trackgen::exec::cuda::probe().is_err() {
+        let o = trackgen(
+            &[
+                "generate", "--envs", "8", "--device", "cuda", "--out", "gpu",
+            ],
+            tmp.path(),
+        );
+        assert!(!o.status.success());
+        let err = stderr(&o);
+        assert!(err.contains("CUDA unavailable"), "{err}");
+        assert!(
+            !tmp.path().join("gpu").exists(),
+            "a failed --device cuda wrote output"
+        );
+    }
+}

@@ -13,6 +13,7 @@ use trackgen::course::props::{props_lane, PropRow};
 use trackgen::course::{
     Course, CourseConfig, HeightfieldConfig, Heightfields, Mode, PropConfig, PropKind, Props, Side,
 };
+use trackgen::exec::plan::Backend;
 use trackgen::exec::Launch;
 use trackgen::geom::{forward, Quat, Vec2, Vec3};
 use trackgen::preset::Preset;
@@ -431,7 +432,7 @@ fn corpus(dir: &Path, range: std::ops::Range<u64>, chunk: usize, threads: usize)
         range,
         chunk,
         &extras,
-        Launch::with_threads(threads).unwrap(),
+        Backend::Cpu(Launch::with_threads(threads).unwrap()),
         &mut |_| {},
     )
     .unwrap();

@@ -11,6 +11,7 @@ use trackgen::corpus::{
     MANIFEST_FILE,
 };
 use trackgen::course::{HeightfieldConfig, PropConfig, PropKind, Side};
+use trackgen::exec::plan::{Backend, Device};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, DEFAULT};
 use trackgen::render::{contact_sheet, gate_sheet, sheet_bytes, write_png};
@@ -44,6 +45,11 @@ pub struct GenerateArgs {
     /// Envs generated per batch (memory is one batch).
     #[arg(long, default_value_t = DEFAULT_CHUNK_ENVS, value_name = "N")]
     pub chunk_envs: usize,
+    /// Where the track pipeline runs: `cpu`, `emulated` (the CUDA kernels compiled for the host)
+    /// or `cuda[:N]`; every device writes the same bytes. A device that cannot be used is an
+    /// error before anything is written.
+    #[arg(long, default_value = "cpu", value_name = "DEVICE")]
+    pub device: Device,
     /// Output directory; must not exist unless --force.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -167,6 +173,7 @@ pub fn generate(args: GenerateArgs) -> Result<()> {
     }
     let launch = Launch::for_threads(args.threads)?;
     let threads = launch.threads();
+    let backend = Backend::new(args.device, launch)?;
     // With --force the new corpus is written next to the old one, which is replaced only once
     // the new one is complete.
     let name = args
@@ -189,7 +196,7 @@ pub fn generate(args: GenerateArgs) -> Result<()> {
         range.clone(),
         args.chunk_envs,
         &extras,
-        launch,
+        backend,
         &mut |p| {
             last = *p;
             bar.update(p.done_envs);
