@@ -26,6 +26,7 @@ mod math_accuracy;
 mod nvrtc_kernels;
 mod presets;
 mod python_loader;
+mod scene_accuracy;
 mod scene_cli;
 mod scene_file;
 mod scene_presets;
