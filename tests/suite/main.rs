@@ -31,6 +31,7 @@ mod scene_cli;
 mod scene_file;
 mod scene_presets;
 mod scene_raycast;
+mod scene_regenerate;
 mod scene_sdf;
 mod skip;
 mod stage_plugin;
