@@ -738,3 +738,152 @@ fn forest_hits_within_a_quarter_voxel_wide() {
 fn gates_hits_within_a_quarter_voxel_wide() {
     check_preset("gates", None, 2, 2000, 4);
 }
+
+/// Casts single rays of env `env` of `pool`: `(distance, hit)` per ray.
+fn cast_few(pool: &ScenePool, env: usize, rays: &[([f32; 3], [f32; 3])]) -> Vec<(f32, u8)> {
+    let n = rays.len();
+    let (mut dist, mut hit, mut steps) = (vec![0.0f32; n], vec![0u8; n], vec![0u32; n]);
+    let o: Vec<_> = rays.iter().map(|r| r.0).collect();
+    let d: Vec<_> = rays.iter().map(|r| r.1).collect();
+    cast_rays(
+        &pool.view(),
+        RayEnvs::PerRay(&vec![env as u32; n]),
+        &o,
+        &d,
+        &CastOptions::new(1000.0),
+        RayOutputs {
+            distance: &mut dist,
+            hit: &mut hit,
+            steps: &mut steps,
+        },
+        &Launch::new(),
+    )
+    .unwrap();
+    dist.into_iter().zip(hit).collect()
+}
+
+/// The exact first hit of a ray (metres), from the oracle.
+fn exact_t(oracle: &Oracle, o: [f32; 3], d: [f32; 3]) -> Option<f64> {
+    let (o, d) = (o.map(|v| v as f64), d.map(|v| v as f64));
+    let (t0, t1) = oracle.domain(o, d)?;
+    oracle.truth(o, d, t0, t1).star
+}
+
+/// Door widths: from the middle of every door of four `rooms` envs, rays to both jambs and up to
+/// the lintel hit within ¼ voxel of the exact faces, and each width (the two jamb distances
+/// summed) is within ¼ voxel of the exact width. (Gate openings are not in this test: at the
+/// `gates` preset's resolution their bars are thinner than a voxel, below what the stored field
+/// resolves; see the README's accuracy contract.)
+#[test]
+fn openings_keep_their_width() {
+    let launch = Launch::new();
+    let mut widths = 0;
+    for (name, n_envs) in [("rooms", 4u64)] {
+        let preset = ScenePreset::load(name).unwrap();
+        let scenes = generate_envs(&preset, 0, 0, 0..n_envs, &launch).unwrap();
+        let pool = build_pool(&scenes, preset.resolution, preset.truncation_vox, &launch).unwrap();
+        for (env, scene) in scenes.iter().enumerate() {
+            let oracle = Oracle::new(scene, preset.resolution, preset.truncation_vox);
+            let vox = oracle.voxel;
+            for prim in &scene.primitives {
+                // (centre, the two opposite directions across the opening, further single rays)
+                let (c, across, more): (Vec3, [V; 2], Vec<V>) = match (&prim.shape, prim.op) {
+                    (
+                        Shape::Box {
+                            center,
+                            half_extents: h,
+                            ..
+                        },
+                        trackgen::scene::Op::Subtract,
+                    ) => {
+                        let along: V = if h.x > h.y {
+                            [1.0, 0.0, 0.0]
+                        } else {
+                            [0.0, 1.0, 0.0]
+                        };
+                        (*center, [along, along.map(|v| -v)], vec![[0.0, 0.0, 1.0]])
+                    }
+                    (
+                        Shape::GateFrame {
+                            center, rotation, ..
+                        },
+                        _,
+                    ) => {
+                        let ax = axes64(*rotation);
+                        (
+                            *center,
+                            [ax[1], ax[1].map(|v| -v)],
+                            vec![ax[2], ax[2].map(|v| -v)],
+                        )
+                    }
+                    _ => continue,
+                };
+                let o = c.to_array();
+                let dirs: Vec<V> = across.iter().chain(more.iter()).copied().collect();
+                let rays: Vec<_> = dirs.iter().map(|d| (o, d.map(|v| v as f32))).collect();
+                let cast = cast_few(&pool, env, &rays);
+                let exact: Vec<_> = rays.iter().map(|r| exact_t(&oracle, r.0, r.1)).collect();
+                for (k, ((t, h), te)) in cast.iter().zip(&exact).enumerate() {
+                    let te = te.expect("an opening is bounded by its jambs and lintel");
+                    assert!(
+                        *h == HIT && (*t as f64 - te).abs() <= ALONG_VOX * vox,
+                        "{name} env {env}: opening at {o:?}, ray {k} {:?}: cast ({t}, {h}), exact {te}",
+                        rays[k].1
+                    );
+                }
+                let width = cast[0].0 as f64 + cast[1].0 as f64;
+                let exact_width = exact[0].unwrap() + exact[1].unwrap();
+                assert!(
+                    (width - exact_width).abs() <= ALONG_VOX * vox,
+                    "{name} env {env}: opening at {o:?} is {width} m wide, exactly {exact_width} m"
+                );
+                widths += 1;
+            }
+        }
+    }
+    assert!(widths > 20, "only {widths} openings measured");
+}
+
+/// The cases the accuracy issue reported, against the oracle's window: a start on a brick face
+/// 1.42 voxels clear of the nearest surface (forest, R = 128, env 4: it read as inside), and a
+/// ray 0.16 voxel from a wall face and parallel to it (rooms, R = 256, env 3: it stopped 2.4
+/// voxels early; its hit is now at the concave corner ahead, within that corner's Jensen gap).
+#[test]
+fn reported_cases_hit_within_a_quarter_voxel() {
+    let launch = Launch::new();
+    let cases = [
+        (
+            "forest",
+            128u32,
+            4u64,
+            [4.0f32, 14.00785, 4.01688],
+            [1.0f32, 0.0, 0.0],
+        ),
+        ("rooms", 256, 3, [-4.0, 0.11, 1.0], [1.0, 0.0, 0.0]),
+    ];
+    for (name, res, env, o, d) in cases {
+        let preset = ScenePreset::load(name).unwrap();
+        let scene = generate_envs(&preset, 0, 0, env..env + 1, &launch)
+            .unwrap()
+            .remove(0);
+        let pool = build_pool(
+            std::slice::from_ref(&scene),
+            res,
+            preset.truncation_vox,
+            &launch,
+        )
+        .unwrap();
+        let oracle = Oracle::new(&scene, res, preset.truncation_vox);
+        let te = exact_t(&oracle, o, d).expect("both rays hit something");
+        let rays = Rays {
+            o: vec![o],
+            d: vec![d],
+            family: vec!["random"],
+        };
+        let tally = check_env(name, &pool, 0, &oracle, &rays).remove(0).1;
+        let (t, h) = cast_few(&pool, 0, &[(o, d)])[0];
+        eprintln!("{name} R={res} env {env} from {o:?}: cast ({t}, {h}), exact {te}");
+        assert!(h == HIT && t > 0.0, "{name}: a free start reads as inside");
+        assert!(tally.failures.is_empty(), "{:?}", tally.failures);
+    }
+}
