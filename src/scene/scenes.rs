@@ -288,17 +288,16 @@ impl Scenes {
     /// which fills the tables the first time).
     fn rebuild(&mut self, mask: &[u8], fresh: bool) -> Result<()> {
         let masked: Vec<usize> = (0..mask.len()).filter(|&e| mask[e] != 0).collect();
-        let (preset, seed, info) = (&self.preset, self.seed, self.info);
+        let (preset, seed, info, launch) = (&self.preset, self.seed, self.info, &self.launch);
         let generation = &self.generation;
         // 1. The new scenes and trees, in parallel; nothing is changed until all succeeded.
         let built: Vec<(EnvScene, LocalTree)> = self.launch.install(|| {
             masked
                 .par_iter()
                 .map(|&e| {
-                    let one = Launch::with_threads(1)?;
+                    let range = e as u64..e as u64 + 1;
                     let scene =
-                        generate_envs(preset, seed, generation[e], e as u64..e as u64 + 1, &one)?
-                            .remove(0);
+                        generate_envs(preset, seed, generation[e], range, launch)?.remove(0);
                     let source = PrimitiveSource::new(&scene, &info)
                         .map_err(|err| Error::Invalid(format!("env {e}: {err}")))?;
                     let entry = EnvEntry {

@@ -16,7 +16,7 @@ fn inputs(dir: &Path) {
     assert_ok(&trackgen(&["generate", "--envs", "64", "--out", "c"], dir));
     assert_ok(&trackgen(
         &[
-            "scene", "--preset", "rooms", "--envs", "2", "--res", "32", "--out", "s.scene",
+            "scene", "--preset", "rooms", "--envs", "2", "--res", "128", "--out", "s.scene",
         ],
         dir,
     ));
