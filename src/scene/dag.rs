@@ -528,7 +528,7 @@ impl PoolBuilder {
 }
 
 /// Renumbers a pool breadth first from the env roots; unreachable entries are dropped.
-fn breadth_first(
+pub(crate) fn breadth_first(
     mut envs: Vec<EnvEntry>,
     nodes: &[Node],
     bricks: &[Brick],

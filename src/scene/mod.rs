@@ -21,6 +21,11 @@
 //!    buffers; conservative sphere tracing (Hart 1996) with the explicit hit contract; and
 //!    [`sensor`]: pinhole depth cameras and lidar rings with per-env attachment poses.
 //!
+//! 6. [`scenes`]: scenes at run time — a [`Scenes`] batch keeps every env's tree in one live,
+//!    reference-counted, deduplicated pool and regenerates the masked envs in it
+//!    (`regenerate(mask, advance)`, bounded memory, other envs untouched), in step with the
+//!    envs' courses for `gates`.
+//!
 //! [`preview`] draws a depth image and an SDF slice; [`fixture`] holds the fixed scenes and
 //! camera poses the benchmarks share. The `scene`, `raycast`, `preview-scene` and `bench-scene`
 //! commands live in the `trackgen` binary (`src/bin/trackgen`), not in the library.
@@ -41,6 +46,7 @@ pub mod preset;
 pub mod preview;
 pub mod primitive;
 pub mod raycast;
+pub mod scenes;
 pub mod sensor;
 pub mod sweep;
 
@@ -53,6 +59,7 @@ pub use json::{export_json, import_json};
 pub use preset::ScenePreset;
 pub use primitive::{EnvScene, Op, Primitive, Shape};
 pub use raycast::{cast_rays, CastOptions, RayEnvs, RayOutputs, BUDGET, HIT, MISS};
+pub use scenes::{LiveStats, Scenes};
 pub use sensor::{LidarRing, PinholeCamera, Pose};
 pub use sweep::from_occupancy;
 

@@ -1,52 +1,58 @@
-//! Batched ray casts over per-env scenes: conservative sphere tracing of the voxel DAG.
+//! Batched ray casts over per-env scenes: conservative sphere tracing of the voxel DAG, and the
+//! exact first zero of the stored field's interpolant near surfaces.
 //!
-//! Sphere tracing (Hart, *Sphere tracing: a geometric method for the antialiased ray tracing of
-//! implicit surfaces*, The Visual Computer 12, 1996) advances a ray by a lower bound of the
-//! distance to the nearest surface, so it never steps over one. The stored field is sampled and
-//! quantised, so every bound is built from what is known for sure:
+//! **The surface** a ray meets is the zero set of `I`, the trilinear interpolant of the stored
+//! samples (voxel centres; constant across the half-voxel rim of the domain). A hit is the first
+//! point of the ray where `I ≤ 0`.
 //!
-//! - each decoded sample `v_i` exceeds the sampled distance by at most half a code step `q/2`
-//!   (codes keep the sign; a code saturated at `+T` only under-states a distance);
-//! - the distance is 1-Lipschitz, so *any* sample `c` gives `d(p) ≥ v(c) − q/2 − |p − c|`.
-//!
-//! Three such bounds are used, cheapest first:
+//! **Far from surfaces**, sphere tracing (Hart, *Sphere tracing: a geometric method for the
+//! antialiased ray tracing of implicit surfaces*, The Visual Computer 12, 1996) skips space by
+//! certified lower bounds of the distance to the true surface. The stored field is sampled and
+//! quantised, so every bound is built from what is known for sure: each decoded sample exceeds
+//! the sampled distance by at most half a code step `q/2` (codes keep the sign; a code saturated
+//! at `+T` only under-states a distance), and the distance is 1-Lipschitz. Two bounds are used:
 //!
 //! 1. **Uniform boxes**: the box's stored bound; the ray jumps to the box's exit, or further by
 //!    the bound.
 //! 2. **Jensen bound** in a brick: averaging the Lipschitz bounds of the eight corners of the
 //!    trilinear cell with the trilinear weights, and `Σ w_i |p − c_i| ≤ sqrt(Σ w_i |p − c_i|²)`,
-//!    gives `L = I(p) − sqrt(Σ_a f_a(1 − f_a) + δ_a²) − q/2` (`I` the interpolant, `f_a` the cell
-//!    fractions, `δ_a` the clamping distance at the brick's edge): one square root per step,
-//!    but up to √3/2 voxel short of the surface.
-//! 3. Within a voxel of a surface: the bound of **one sample out along the interpolant's
-//!    gradient** (2.5 voxels out, inside the truncation band), which is tight to about
-//!    `δ²/5` voxel (`δ` the sample's lattice offset from the gradient line) for planar and convex
-//!    surfaces, and, when that is not enough (concave creases), the best of the eight **corner**
-//!    bounds.
+//!    gives `L = I(p) − sqrt(Σ_a f_a(1 − f_a) + δ_a²) − q/2` (`f_a` the cell fractions, `δ_a`
+//!    the clamping distance at the brick's edge): one square root per step.
 //!
-//! A ray whose certified bound falls to 1/20 voxel has hit: the surface is ahead, but no surface
-//! lies between the origin and this point. The reported distance is then placed on the first
-//! zero of the exact trilinear interpolant of the global grid within one more voxel (linear
-//! between half-voxel samples; exact for planar surfaces up to `q/2`), or at the certified point
-//! if there is none. So a hit is never more than one voxel beyond the surface, even behind walls
-//! thinner than a voxel (no tunnelling), and on planar surfaces it is within `q/2` of exact at any
-//! incidence that the certified march reaches.
+//! A step by a certified bound never passes a true surface; it may pass a zero of `I` that lies
+//! in certified free space (where `I` bulges out of the true solid), which is what the truth says.
+//!
+//! **Near surfaces** (a bound below √3 voxel, the longest chord of a cell) the ray walks the
+//! cells of the sample grid one by one: in each, `I` along the ray is a cubic, and its first root
+//! is found exactly (split at the derivative's roots into monotone pieces, bisect the first piece
+//! that reaches zero; Marmitt et al., *Fast and accurate ray-voxel intersection techniques for
+//! iso-surface ray tracing*, VMV 2004). Nothing is thresholded: a ray passing a surface at any
+//! small distance goes on unless `I` reaches zero.
+//!
+//! **Accuracy.** Where the true field `F` is convex over a cell, Jensen's inequality gives
+//! `I ≥ F − q/2`: the stored surface never reaches out of the true solid by more than `q/2`
+//! (faces, convex edges and corners seen from outside: no early hits). Where `F` is concave,
+//! `I ≤ F + q/2`: it never shrinks into the solid by more than `q/2` (faces, concave corners: no
+//! late hits). Only where `F` bends the other way may the stored surface sit off by up to the
+//! Jensen gap `√3/2` voxel: a ray clipping a convex edge by less than that may pass it, a ray
+//! passing a concave corner that close may stop at its fillet. On faces both hold, so a hit at
+//! incidence θ is within `(q/2)/cos θ` voxel of the true one along the ray. The test suite holds
+//! this against an exact `f64` oracle for every scene preset (`tests/suite/scene_accuracy.rs`).
 //!
 //! # Contract
 //!
 //! Per ray: `distance` (metres, along the normalised direction), `hit` and `steps`
 //! (march steps taken).
 //!
-//! - **hit** ([`HIT`]): a surface at `distance ≤ max_distance`; never more than one voxel past the
-//!   true surface.
-//! - **start inside a solid**: distance = where the ray enters the env's domain (`0` for an
-//!   origin inside the domain), hit. Origins within a fraction of a voxel of a surface may also
-//!   report 0.
+//! - **hit** ([`HIT`]): the first zero of `I` at `distance ≤ max_distance` (see *Accuracy*).
+//! - **start inside a solid** (`I ≤ 0` at the start): distance = where the ray enters the env's
+//!   domain (`0` for an origin inside the domain), hit; so a start reports 0 only within `q/2` of
+//!   a solid where `F` is convex, and within the Jensen gap only near concave corners.
 //! - **miss** ([`MISS`]): nothing before `max_distance` or the domain's far side: `no_hit_value`.
 //!   Outside its cubic domain an env is empty.
 //! - **bad ray** (non-finite origin or direction, zero direction): a miss with 0 steps.
 //! - **step budget** ([`BUDGET`]): `max_steps` steps without a decision (a ray running along a
-//!   surface closer than a fraction of a voxel); distance = how far the ray was certified free.
+//!   surface walks one cell per step); distance = how far the ray was certified free.
 
 use rayon::prelude::*;
 
@@ -68,17 +74,14 @@ pub const BUDGET: u8 = 2;
 /// The default step budget per ray.
 pub const DEFAULT_MAX_STEPS: u32 = 1024;
 
-/// Below this bound (voxels) a ray also tries the sample out along the gradient.
-const NEAR_VOX: f32 = 1.0;
-/// How far out along the gradient that sample is taken, voxels, at most (`T − 1.5`, at least 1,
-/// keeps it unsaturated for points within a voxel of a surface).
-const FAR_VOX: f32 = 2.5;
-/// A ray whose certified free distance is at most this (voxels) has hit.
-const HIT_EPS_VOX: f32 = 0.05;
-/// How far past the certified point a hit is placed at most, voxels.
-const REFINE_VOX: f32 = 1.0;
-/// Samples of the exact interpolant over that stretch.
-const REFINE_SAMPLES: u32 = 2;
+/// Below this certified bound (voxels) a ray walks the interpolant's cells instead of stepping:
+/// the longest chord of a cell is √3 voxel, so above it a step always leaves the current cell.
+const CELL_WALK_VOX: f32 = 1.75;
+/// How far past a cell's exit the walk resumes, voxels (so a rounded exit never stalls it).
+const CELL_NUDGE_VOX: f32 = 1e-4;
+/// Bisections placing a root inside its monotone piece (a piece is at most √3 voxel long:
+/// `√3 / 2^20` voxel).
+const ROOT_BISECTIONS: u32 = 20;
 /// How far past a uniform box's exit a ray is placed, voxels.
 const NUDGE_VOX: f32 = 1e-3;
 /// Rays per parallel work item.
@@ -290,7 +293,6 @@ pub fn cast_one(
         inv,
         res,
         qerr: 0.5 * view.info.quant_step() + 1e-4,
-        far: fmin(FAR_VOX, fmax(1.0, view.info.truncation_vox - 1.5)),
         cursor: Cursor::new(env.root, res),
         aux: Cursor::new(env.root, res),
     };
@@ -314,81 +316,31 @@ pub fn cast_one(
         }
         debug_assert_eq!(ref_kind(r), KIND_BRICK);
         let cell = march.brick_cell(ref_payload(r), min, q);
-        let mut bound = if cell.solid_near {
+        let bound = if cell.solid_near {
             f32::NEG_INFINITY
         } else {
             cell.value - cell.penalty - march.qerr
         };
-        if bound < NEAR_VOX {
-            bound = fmax(bound, march.far_bound(q, cell.gradient()));
-            if bound <= HIT_EPS_VOX {
-                // Near concave creases the far sample is loose; the corners may do better.
-                bound = fmax(bound, cell.corner_bound() - march.qerr);
-            }
-            if bound <= HIT_EPS_VOX {
-                return (march.refine(t, hi) * h, HIT, step + 1);
-            }
+        if bound >= CELL_WALK_VOX {
+            t += bound;
+            continue;
         }
-        t += bound;
+        // Near a surface: the first zero of the interpolant in the cell holding the point.
+        let (exit, root) = march.cross_cell(t, hi);
+        if let Some(t_hit) = root {
+            return (t_hit * h, HIT, step + 1);
+        }
+        t = fmax(t + bound, exit + CELL_NUDGE_VOX);
     }
     (t * h, BUDGET, opts.max_steps)
 }
 
-/// The trilinear cell of a brick around a point: the interpolant and its Jensen penalty, and
-/// what the near-surface bounds need (computed only there).
+/// The trilinear cell of a brick around a point: the interpolant and its Jensen penalty.
 struct Cell {
     value: f32,
     penalty: f32,
     /// A corner is saturated inside a solid (its true value may be far below the code).
     solid_near: bool,
-    /// Decoded corner values, `x + 2y + 4z` order.
-    k: [f32; 8],
-    /// Fractions within the cell.
-    f: [f32; 3],
-    /// Offsets of the point from the cell's first corner, voxels (beyond `f` where clamped).
-    u: [f32; 3],
-}
-
-impl Cell {
-    /// The interpolant's gradient (voxels per voxel).
-    fn gradient(&self) -> [f32; 3] {
-        let (k, f) = (&self.k, &self.f);
-        let lerp = |a: f32, b: f32, t: f32| a + (b - a) * t;
-        [
-            lerp(
-                lerp(k[1] - k[0], k[3] - k[2], f[1]),
-                lerp(k[5] - k[4], k[7] - k[6], f[1]),
-                f[2],
-            ),
-            lerp(
-                lerp(k[2] - k[0], k[3] - k[1], f[0]),
-                lerp(k[6] - k[4], k[7] - k[5], f[0]),
-                f[2],
-            ),
-            lerp(
-                lerp(k[4] - k[0], k[5] - k[1], f[0]),
-                lerp(k[6] - k[2], k[7] - k[3], f[0]),
-                f[1],
-            ),
-        ]
-    }
-
-    /// `max_i (v_i − |q − c_i|)` over the eight corners (voxels); `−∞` next to a saturated solid.
-    fn corner_bound(&self) -> f32 {
-        if self.solid_near {
-            return f32::NEG_INFINITY;
-        }
-        let mut best = f32::NEG_INFINITY;
-        for (corner, &v) in self.k.iter().enumerate() {
-            let mut d2 = 0.0;
-            for a in 0..3 {
-                let off = self.u[a] - ((corner >> a) & 1) as f32;
-                d2 += off * off;
-            }
-            best = fmax(best, v - d2.sqrt());
-        }
-        best
-    }
 }
 
 /// The stored field of env `env` at world point `point`, metres: the trilinear interpolant of the
@@ -409,7 +361,6 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
         inv: [1.0, f32::INFINITY, f32::INFINITY],
         res: view.info.resolution,
         qerr: 0.0,
-        far: FAR_VOX,
         cursor: Cursor::new(e.root, view.info.resolution),
         aux: Cursor::new(e.root, view.info.resolution),
     };
@@ -494,8 +445,6 @@ struct March<'a, 'v> {
     inv: [f32; 3],
     res: u32,
     qerr: f32,
-    /// How far out the far sample is taken, voxels.
-    far: f32,
     /// The path to the leaf holding the current point.
     cursor: Cursor,
     /// The path to the last neighbour leaf read by [`fetch`](Self::fetch).
@@ -549,7 +498,6 @@ impl March<'_, '_> {
     fn brick_cell(&self, brick: u32, min: [u32; 3], q: [f32; 3]) -> Cell {
         let b = &self.view.bricks[brick as usize];
         let mut f = [0.0f32; 3];
-        let mut u = [0.0f32; 3];
         let mut base = 0usize;
         let mut var = 0.0f32;
         for a in 0..3 {
@@ -560,7 +508,6 @@ impl March<'_, '_> {
             let delta = x - xc;
             var += fa * (1.0 - fa) + delta * delta;
             f[a] = fa;
-            u[a] = x - i0 as f32;
             base += i0 << (3 * a);
         }
         let c = |o: usize| b[base + o];
@@ -572,53 +519,72 @@ impl March<'_, '_> {
             value: trilinear(k, f),
             penalty: var.sqrt(),
             solid_near,
-            k,
-            f,
-            u,
         }
     }
 
-    /// A lower bound of the distance at `q` from one sample about [`FAR_VOX`] voxels out along
-    /// `gradient`: `v(c) − |q − c| − q/2`. Any sample gives a valid bound (the field is
-    /// 1-Lipschitz); one out along the gradient is nearly tight for planar and convex surfaces,
-    /// losing about `δ²/(2·FAR_VOX)` for a lattice offset `δ` from the gradient line.
-    fn far_bound(&mut self, q: [f32; 3], gradient: [f32; 3]) -> f32 {
-        let g2 = gradient[0] * gradient[0] + gradient[1] * gradient[1] + gradient[2] * gradient[2];
-        if g2.is_nan() || g2 <= 1e-12 {
-            return f32::NEG_INFINITY;
-        }
-        let scale = self.far / g2.sqrt();
+    /// The interpolant along the ray through the cell of the sample grid that holds the point
+    /// at `t`: `(exit, root)`, where `exit` is the ray parameter where the ray leaves that cell
+    /// (at most `t_end`) and `root` the first `t' ∈ [t, exit]` with a value `≤ 0`, if any.
+    ///
+    /// A cell is the box between eight neighbouring voxel centres (the half-voxel rim of the
+    /// domain is clamped: the value is constant across it along that axis). Along a line the
+    /// trilinear interpolant is a cubic in the ray parameter; its first root is found exactly:
+    /// the cubic is split at the roots of its derivative into monotone pieces, and the first
+    /// piece that ends at or below zero is bisected (Marmitt et al., *Fast and accurate
+    /// ray-voxel intersection techniques for iso-surface ray tracing*, VMV 2004).
+    fn cross_cell(&mut self, t: f32, t_end: f32) -> (f32, Option<f32>) {
+        let q = self.at(t);
         let top = (self.res - 1) as f32;
-        let mut c = [0u32; 3];
-        let mut d2 = 0.0f32;
+        let mut i0 = [0u32; 3];
+        let mut f = [0.0f32; 3];
+        let mut slope = [0.0f32; 3];
+        let mut s_exit = fmax(t_end - t, 0.0);
         for a in 0..3 {
-            let target = q[a] + gradient[a] * scale - 0.5;
-            let ci = fmin(fmax(target + 0.5, 0.0), top) as u32;
-            let off = q[a] - (ci as f32 + 0.5);
-            d2 += off * off;
-            c[a] = ci;
-        }
-        self.fetch(c) - d2.sqrt() - self.qerr
-    }
-
-    /// Where the hit lies, given that the ray is certified free up to `t` and stalled there:
-    /// the first zero of the exact interpolant within [`REFINE_VOX`] further (placed on the
-    /// line through the last two quarter-voxel samples), else `t` itself. Never more than
-    /// `REFINE_VOX` past `t`, hence never more than that past the surface.
-    fn refine(&mut self, t: f32, t_end: f32) -> f32 {
-        let (mut t_prev, mut v_prev) = (t, self.exact(self.at(t)).0);
-        if v_prev <= 0.0 {
-            return t;
-        }
-        for k in 1..=REFINE_SAMPLES {
-            let tk = fmin(t + REFINE_VOX * k as f32 / REFINE_SAMPLES as f32, t_end);
-            let v = self.exact(self.at(tk)).0;
-            if v <= 0.0 {
-                return t_prev + (tk - t_prev) * (v_prev / (v_prev - v));
+            let g = q[a] - 0.5;
+            let d = self.d[a];
+            // The ray's next breakpoint along this axis: a cell face, or the clamped rim's edge.
+            let (base, fa, moving, next) = if g < 0.0 {
+                (0u32, 0.0, false, if d > 0.0 { 0.0 } else { f32::NAN })
+            } else if g >= top {
+                (
+                    self.res - 2,
+                    1.0,
+                    false,
+                    if d < 0.0 { top } else { f32::NAN },
+                )
+            } else {
+                // Ties go to the cell the ray is heading into.
+                let mut b = fmin(g, top - 1.0) as u32;
+                if d < 0.0 && g == b as f32 && b > 0 {
+                    b -= 1;
+                }
+                let next = if d > 0.0 {
+                    (b + 1) as f32
+                } else if d < 0.0 {
+                    b as f32
+                } else {
+                    f32::NAN
+                };
+                (b, g - b as f32, true, next)
+            };
+            i0[a] = base;
+            f[a] = fa;
+            if moving {
+                slope[a] = d;
             }
-            (t_prev, v_prev) = (tk, v);
+            if !next.is_nan() {
+                s_exit = fmin(s_exit, fmax((next - g) * self.inv[a], 0.0));
+            }
         }
-        t
+        let k: [f32; 8] = std::array::from_fn(|c| {
+            self.fetch([
+                i0[0] + (c as u32 & 1),
+                i0[1] + ((c as u32 >> 1) & 1),
+                i0[2] + ((c as u32 >> 2) & 1),
+            ])
+        });
+        let root = first_root(cubic_along(k, f, slope), s_exit);
+        (t + s_exit, root.map(|s| t + s))
     }
 
     /// The exact trilinear interpolant of the global sample grid at `q` and its penalty.
@@ -681,4 +647,89 @@ fn trilinear(c: [f32; 8], f: [f32; 3]) -> f32 {
     let x01 = lerp(c[4], c[5], f[0]);
     let x11 = lerp(c[6], c[7], f[0]);
     lerp(lerp(x00, x10, f[1]), lerp(x01, x11, f[1]), f[2])
+}
+
+/// The trilinear interpolant of corners `k` (`x + 2y + 4z` order) along the line
+/// `f + s·slope` (cell fractions), as cubic coefficients `[c0, c1, c2, c3]` in `s`.
+#[inline(always)]
+fn cubic_along(k: [f32; 8], f: [f32; 3], slope: [f32; 3]) -> [f32; 4] {
+    // I(x, y, z) = a0 + a1 x + a2 y + a3 z + a4 xy + a5 yz + a6 xz + a7 xyz.
+    let a1 = k[1] - k[0];
+    let a2 = k[2] - k[0];
+    let a3 = k[4] - k[0];
+    let a4 = k[3] - k[2] - k[1] + k[0];
+    let a5 = k[6] - k[4] - k[2] + k[0];
+    let a6 = k[5] - k[4] - k[1] + k[0];
+    let a7 = k[7] - k[6] - k[5] - k[3] + k[4] + k[2] + k[1] - k[0];
+    let [ox, oy, oz] = f;
+    let [dx, dy, dz] = slope;
+    let c0 = trilinear(k, f);
+    let c1 = a1 * dx
+        + a2 * dy
+        + a3 * dz
+        + a4 * (ox * dy + oy * dx)
+        + a5 * (oy * dz + oz * dy)
+        + a6 * (ox * dz + oz * dx)
+        + a7 * (ox * oy * dz + ox * oz * dy + oy * oz * dx);
+    let c2 = a4 * dx * dy
+        + a5 * dy * dz
+        + a6 * dx * dz
+        + a7 * (ox * dy * dz + oy * dx * dz + oz * dx * dy);
+    let c3 = a7 * dx * dy * dz;
+    [c0, c1, c2, c3]
+}
+
+/// The cubic `c` at `s`.
+#[inline(always)]
+fn cubic(c: [f32; 4], s: f32) -> f32 {
+    ((c[3] * s + c[2]) * s + c[1]) * s + c[0]
+}
+
+/// The first `s ∈ [0, s_end]` where the cubic `c` is `≤ 0`, if any: the cubic is monotone
+/// between the roots of its derivative, so it is checked at those and at `s_end`, and the first
+/// piece that reaches zero is bisected.
+fn first_root(c: [f32; 4], s_end: f32) -> Option<f32> {
+    if c[0] <= 0.0 {
+        return Some(0.0);
+    }
+    // Roots of 3 c3 s² + 2 c2 s + c1 (the numerically stable pair of quadratic formulas).
+    let (qa, qb, qc) = (3.0 * c[3], 2.0 * c[2], c[1]);
+    let mut split = [f32::NAN; 2];
+    if qa == 0.0 {
+        if qb != 0.0 {
+            split[0] = -qc / qb;
+        }
+    } else {
+        let disc = qb * qb - 4.0 * qa * qc;
+        if disc >= 0.0 {
+            let sq = disc.sqrt();
+            let m = -0.5 * (qb + if qb >= 0.0 { sq } else { -sq });
+            split[0] = m / qa;
+            split[1] = if m != 0.0 { qc / m } else { f32::NAN };
+        }
+    }
+    if split[1] < split[0] {
+        split.swap(0, 1);
+    }
+    let mut lo = 0.0f32;
+    for end in [split[0], split[1], s_end] {
+        // NaN and out-of-range splits are skipped (comparisons with NaN are false).
+        if !(end > lo && end <= s_end) {
+            continue;
+        }
+        if cubic(c, end) <= 0.0 {
+            let mut hi = end;
+            for _ in 0..ROOT_BISECTIONS {
+                let mid = 0.5 * (lo + hi);
+                if cubic(c, mid) <= 0.0 {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            return Some(hi);
+        }
+        lo = end;
+    }
+    None
 }
