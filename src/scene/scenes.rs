@@ -223,6 +223,7 @@ impl Scenes {
                      lowering of scene regeneration is not written yet); expected Backend::Cpu",
                     match other {
                         Backend::Emulated { .. } => "the emulated-CUDA backend",
+                        Backend::Cuda { .. } => "a CUDA device",
                         Backend::Cpu(_) => "the CPU",
                     }
                 )))
