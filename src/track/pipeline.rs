@@ -19,7 +19,7 @@ use super::relax::{relax_sweeps, violation, RelaxConsts, RelaxScratch, TOO_CLOSE
 use super::resample::resample_closed;
 use super::validity::{is_valid, ValidityConsts, ValidityScratch, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
-use crate::exec::cuda::{CaptureMode, CudaKernels, DeviceBuffer, GraphExec};
+use crate::exec::cuda::{CaptureMode, CudaKernels, CudaStream, DeviceBuffer, GraphExec};
 use crate::exec::plan::{
     self, params_bytes, Access, Backend, BufId, BufferSet, CpuPass, DeviceBuffers, Op, Pass, Trace,
 };
@@ -266,7 +266,11 @@ impl Pipeline {
                 let bytes = host.bytes_mut(id).len();
                 bufs.insert(id, kernels.device().alloc_zeroed(bytes)?);
             }
-            let loops = plan::count_loops(&pipeline.plan(0, 0));
+            // Every kernel is compiled (or read from the cache) and loaded now: loading is not
+            // allowed while a stream captures, and `record_into` records into captures.
+            let ops = pipeline.plan(0, 0);
+            plan::load_cuda(&ops, &kernels)?;
+            let loops = plan::count_loops(&ops);
             let counters = (0..loops)
                 .map(|_| kernels.device().alloc_zeroed(4))
                 .collect::<Result<Vec<_>>>()?;
@@ -300,6 +304,40 @@ impl Pipeline {
         let ops = self.plan(seed, env_base);
         let device = self.device.as_mut().ok_or_else(not_on_device)?;
         self.trace = device.execute::<TrackState<'_>>(&ops, seed, env_base)?;
+        Ok(())
+    }
+
+    /// On the CUDA backend: records a regenerate of the envs of the device's mask (at the
+    /// device batch's generations) into the capture `stream` is already in — one trackgen did not
+    /// begin, such as PyTorch's `torch.cuda.graph` — without ending it: its capture id stays the
+    /// same, and its graph, once instantiated, regenerates the masked envs at each launch. The
+    /// buffers and modules the nodes use are pinned to that graph, so dropping this pipeline
+    /// while the graph lives frees nothing it reads. Fill the mask with
+    /// [`set_device_mask`](Self::set_device_mask) (or by writing the device buffer) before
+    /// launching the graph.
+    pub fn record_into(&mut self, stream: &CudaStream, seed: u64, env_base: u64) -> Result<()> {
+        let ops = self.plan(seed, env_base);
+        let device = self.device.as_ref().ok_or_else(not_on_device)?;
+        let buffers: Vec<&DeviceBuffer> = device.bufs.values().collect();
+        plan::record_cuda(
+            &ops,
+            &device.kernels,
+            device,
+            &buffers,
+            &device.counters,
+            stream,
+        )
+    }
+
+    /// On the CUDA backend: copies the device-resident batch into `batch` (after
+    /// [`regenerate_on_device`](Self::regenerate_on_device) or a recorded graph's launches).
+    pub fn download_device_batch(&self, batch: &mut TrackBatch) -> Result<()> {
+        self.check_batch(batch)?;
+        let device = self.device_state()?;
+        for id in BATCH_IDS {
+            let bytes = batch_bytes_mut(batch, id).expect("BATCH_IDS are batch buffers");
+            device.kernels.device().download(&device.bufs[&id], bytes)?;
+        }
         Ok(())
     }
 
@@ -1057,20 +1095,29 @@ impl BufferSet for TrackState<'_> {
             buf::COND_ATTEMPT => bytes(&mut s.words[1..2]),
             buf::COND_GENERATE => bytes(&mut s.words[2..3]),
             buf::COND_RELAX => bytes(&mut s.words[3..4]),
-            buf::CENTER => bytes(&mut b.center),
-            buf::OUTER => bytes(&mut b.outer),
-            buf::INNER => bytes(&mut b.inner),
-            buf::TANGENT => bytes(&mut b.tangent),
-            buf::NORMAL => bytes(&mut b.normal),
-            buf::ARCLEN => bytes(&mut b.arclen),
-            buf::COUNT_OUT => bytes(&mut b.count),
-            buf::LENGTH => bytes(&mut b.length),
-            buf::VALID => &mut b.valid,
-            buf::ATTEMPTS => &mut b.attempts,
-            buf::GENERATION => bytes(&mut b.generation),
-            BufId(other) => panic!("the track pipeline has no buffer {other}"),
+            other => batch_bytes_mut(b, other)
+                .unwrap_or_else(|| panic!("the track pipeline has no buffer {}", other.0)),
         }
     }
+}
+
+/// The bytes of the batch buffer `id`, or `None` for an id that is not the batch's.
+fn batch_bytes_mut(b: &mut TrackBatch, id: BufId) -> Option<&mut [u8]> {
+    use bytemuck::cast_slice_mut as bytes;
+    Some(match id {
+        buf::CENTER => bytes(&mut b.center),
+        buf::OUTER => bytes(&mut b.outer),
+        buf::INNER => bytes(&mut b.inner),
+        buf::TANGENT => bytes(&mut b.tangent),
+        buf::NORMAL => bytes(&mut b.normal),
+        buf::ARCLEN => bytes(&mut b.arclen),
+        buf::COUNT_OUT => bytes(&mut b.count),
+        buf::LENGTH => bytes(&mut b.length),
+        buf::VALID => &mut b.valid,
+        buf::ATTEMPTS => &mut b.attempts,
+        buf::GENERATION => bytes(&mut b.generation),
+        _ => return None,
+    })
 }
 
 /// The parameters every generator kernel starts with (`tg_generate_common`).

@@ -167,3 +167,64 @@ fn cuda_throughput_table() {
         }
     }
 }
+
+/// A masked regenerate recorded into a capture the test began with a raw `cuStreamBeginCapture`
+/// on its own stream (standing in for PyTorch's): the capture id is the same before and after,
+/// the capture ends normally, and each launch of its graph regenerates exactly the masked envs
+/// — the CPU's bytes — also after the pipeline that recorded it is dropped.
+#[test]
+fn a_foreign_capture_records_a_masked_regenerate() {
+    use trackgen::exec::cuda::CaptureMode;
+    let Some(kernels) = kernels_or_skip("a_foreign_capture_records_a_masked_regenerate") else {
+        return;
+    };
+    let (preset, n, seed) = (Preset::load("polar").unwrap(), 512usize, 9u64);
+    let stage = generators::from_preset(&preset);
+    let backend = Backend::Cuda {
+        kernels: kernels.clone(),
+        launch: Launch::new(),
+    };
+    let mut gpu = Pipeline::on_backend(&preset, n, backend, stage.clone()).unwrap();
+    let mut cpu = Pipeline::with_stage(&preset, n, Launch::new(), stage).unwrap();
+    let mut expected = cpu.new_batch(0).unwrap();
+    cpu.generate(seed, 0, &mut expected).unwrap();
+    let mut batch = expected.clone();
+    // The masked envs move to generation 1 on both sides (the GPU through an all-zero regenerate,
+    // which uploads the batch and changes nothing else).
+    let mask: Vec<u8> = (0..n).map(|e| u8::from(e % 3 == 1)).collect();
+    for (g, &m) in batch.generation.iter_mut().zip(&mask) {
+        *g += u32::from(m);
+    }
+    gpu.regenerate(seed, &vec![0; n], &mut batch).unwrap();
+    expected.generation.clone_from(&batch.generation);
+    cpu.regenerate(seed, &mask, &mut expected).unwrap();
+
+    let device = kernels.device();
+    let stream = device.context().new_stream().unwrap();
+    device.begin_capture(&stream, CaptureMode::Global).unwrap();
+    let id = device.capture_id(&stream).unwrap();
+    assert!(id.is_some());
+    gpu.record_into(&stream, seed, 0).unwrap();
+    assert_eq!(
+        device.capture_id(&stream).unwrap(),
+        id,
+        "the capture was restarted"
+    );
+    let graph = device.end_capture(&stream).unwrap();
+    let exec = graph.instantiate().unwrap();
+    gpu.set_device_mask(&mask).unwrap();
+    exec.launch(&stream).unwrap();
+    stream.synchronize().unwrap();
+    let mut got = gpu.new_batch(0).unwrap();
+    gpu.download_device_batch(&mut got).unwrap();
+    assert!(
+        got.bytes_eq(&expected),
+        "the captured regenerate differs from the CPU's"
+    );
+    // The graph holds what it reads: drop the pipeline, replay.
+    drop(gpu);
+    for _ in 0..100 {
+        exec.launch(&stream).unwrap();
+    }
+    stream.synchronize().unwrap();
+}
