@@ -424,11 +424,13 @@ fn bench_prints_one_row_per_combination() {
     );
     assert_ok(&o);
     let out = stdout(&o);
-    // The speed table, then after a blank line the shape statistics: a title, a header and six
-    // rows per preset.
-    let lines: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+    // The device, the speed table, then after a blank line the shape statistics: a title, a
+    // header and six rows per preset.
+    let all: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(all.first(), Some(&"device: cpu"), "{out}");
+    let lines = &all[1..];
     assert_eq!(lines.len(), 1 + 2 * 2 * 2, "{out}");
-    let shape: Vec<&str> = out.lines().skip(lines.len() + 1).collect();
+    let shape: Vec<&str> = out.lines().skip(all.len() + 1).collect();
     assert_eq!(shape.len(), 2 + 2 * 6, "{out}");
     assert!(shape[2].starts_with("polar") && shape[8].starts_with("checkpoint"));
     assert!(
