@@ -72,6 +72,23 @@ pub fn road(tracks: &TrackBatch, e: usize) -> Part {
     part
 }
 
+/// The `n + 1` rungs of a closed border of `n` points (the first repeated at the end): each
+/// point, its arc length along the border from point 0, and the unit horizontal normal left of
+/// the border's direction there (central difference of its neighbours).
+fn border_rungs(border: &[Vec3]) -> impl Iterator<Item = (Vec3, f32, Vec3)> + '_ {
+    let n = border.len();
+    let mut s = 0.0f32;
+    (0..=n).map(move |i| {
+        let p = border[i % n];
+        if i > 0 {
+            s += (p - border[i - 1]).length();
+        }
+        let t = border[(i + 1) % n] - border[(i + n - 1) % n];
+        let h = (t.x * t.x + t.y * t.y).sqrt().max(f32::MIN_POSITIVE);
+        (p, s, Vec3::new(-t.y / h, t.x / h, 0.0))
+    })
+}
+
 /// Walls of `height_m` along both borders of env `e`, each a vertical strip from the border
 /// up, facing the road: per border `2(n + 1)` vertices (bottom `2i`, top `2i + 1`; `u` = arc
 /// length along the border in metres, `v` = height in metres) and `2n` triangles.
@@ -85,17 +102,9 @@ pub fn walls(tracks: &TrackBatch, e: usize, height_m: f32) -> Part {
     let up = Vec3::new(0.0, 0.0, height_m);
     for (border, faces_right) in [(left, true), (right, false)] {
         let first = part.positions.len() as u32;
-        let mut s = 0.0f32;
-        for i in 0..=n {
-            let p = border[i % n];
-            if i > 0 {
-                s += (p - border[i - 1]).length();
-            }
+        for (p, s, left_of) in border_rungs(border) {
             // Horizontal normal towards the road: right of the border's direction on the left
             // wall, left of it on the right wall.
-            let t = border[(i + 1) % n] - border[(i + n - 1) % n];
-            let h = (t.x * t.x + t.y * t.y).sqrt().max(f32::MIN_POSITIVE);
-            let left_of = Vec3::new(-t.y / h, t.x / h, 0.0);
             let normal = if faces_right { -left_of } else { left_of };
             part.vertex(p, normal, Vec2::new(s, 0.0));
             part.vertex(p + up, normal, Vec2::new(s, height_m));
@@ -132,15 +141,7 @@ pub fn kerbs(tracks: &TrackBatch, e: usize, width_m: f32) -> Part {
     let lift = Vec3::new(0.0, 0.0, KERB_HEIGHT_M);
     for (border, is_left) in [(left, true), (right, false)] {
         let first = part.positions.len() as u32;
-        let mut s = 0.0f32;
-        for i in 0..=n {
-            let p = border[i % n];
-            if i > 0 {
-                s += (p - border[i - 1]).length();
-            }
-            let t = border[(i + 1) % n] - border[(i + n - 1) % n];
-            let h = (t.x * t.x + t.y * t.y).sqrt().max(f32::MIN_POSITIVE);
-            let left_of = Vec3::new(-t.y / h, t.x / h, 0.0);
+        for (p, s, left_of) in border_rungs(border) {
             // Away from the road: left of the left border, right of the right one.
             let out = if is_left { left_of } else { -left_of };
             part.vertex(p + lift, Vec3::Z, Vec2::new(s, 0.0));
