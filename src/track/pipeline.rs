@@ -517,10 +517,6 @@ impl Pipeline {
                 &[(buf::ACTIVE, r), (buf::GEN_ACTIVE, w)],
                 Arc::new(|st, _| st.s.gen_active.copy_from_slice(&st.s.active)),
             ));
-            attempt_body.push(Op::Any {
-                flags: buf::GEN_ACTIVE,
-                cond: buf::COND_GENERATE,
-            });
             let stage = self.stage.clone();
             let window = pass(
                 kernel.as_ref().and_then(|k| k.window),
@@ -555,17 +551,12 @@ impl Pipeline {
                     );
                 }),
             );
-            attempt_body.push(Op::While {
-                cond: buf::COND_GENERATE,
-                max_windows: windows,
-                body: vec![
-                    window,
-                    Op::Any {
-                        flags: buf::GEN_ACTIVE,
-                        cond: buf::COND_GENERATE,
-                    },
-                ],
-            });
+            attempt_body.extend(while_any(
+                buf::GEN_ACTIVE,
+                buf::COND_GENERATE,
+                windows,
+                vec![window],
+            ));
         }
 
         // Resampling to the preset's spacing.
@@ -654,10 +645,6 @@ impl Pipeline {
                     });
                 }),
             ));
-            attempt_body.push(Op::Any {
-                flags: buf::RELAX_ACTIVE,
-                cond: buf::COND_RELAX,
-            });
             let window = pass(
                 Some("tg_track_relax_window"),
                 "relax window",
@@ -687,17 +674,12 @@ impl Pipeline {
                     });
                 }),
             );
-            attempt_body.push(Op::While {
-                cond: buf::COND_RELAX,
-                max_windows: relax_windows,
-                body: vec![
-                    window,
-                    Op::Any {
-                        flags: buf::RELAX_ACTIVE,
-                        cond: buf::COND_RELAX,
-                    },
-                ],
-            });
+            attempt_body.extend(while_any(
+                buf::RELAX_ACTIVE,
+                buf::COND_RELAX,
+                relax_windows,
+                vec![window],
+            ));
         }
 
         // Validity; an env that fails stays active for the next attempt.
@@ -764,39 +746,30 @@ impl Pipeline {
                 );
             }),
         ));
-        attempt_body.push(Op::Any {
-            flags: buf::ACTIVE,
-            cond: buf::COND_ATTEMPT,
-        });
 
-        let mut body = vec![
-            pass(
-                Some("tg_track_begin"),
-                "begin",
-                params_bytes(&CountParams { n: n_envs, pad: 0 }),
-                &[
-                    (buf::MASK, r),
-                    (buf::ACTIVE, w),
-                    (buf::ATTEMPT, w),
-                    (buf::OK, w),
-                ],
-                Arc::new(|st, _| {
-                    let s = &mut *st.s;
-                    s.active.copy_from_slice(&s.mask);
-                    s.attempt.fill(0);
-                    s.ok.fill(0);
-                }),
-            ),
-            Op::Any {
-                flags: buf::ACTIVE,
-                cond: buf::COND_ATTEMPT,
-            },
-            Op::While {
-                cond: buf::COND_ATTEMPT,
-                max_windows: max_attempts,
-                body: attempt_body,
-            },
-        ];
+        let mut body = vec![pass(
+            Some("tg_track_begin"),
+            "begin",
+            params_bytes(&CountParams { n: n_envs, pad: 0 }),
+            &[
+                (buf::MASK, r),
+                (buf::ACTIVE, w),
+                (buf::ATTEMPT, w),
+                (buf::OK, w),
+            ],
+            Arc::new(|st, _| {
+                let s = &mut *st.s;
+                s.active.copy_from_slice(&s.mask);
+                s.attempt.fill(0);
+                s.ok.fill(0);
+            }),
+        )];
+        body.extend(while_any(
+            buf::ACTIVE,
+            buf::COND_ATTEMPT,
+            max_attempts,
+            attempt_body,
+        ));
 
         // Envs that failed every attempt get the fallback circle.
         let (scale, radius) = (t.scale_m, t.min_turn_radius_m);
@@ -978,6 +951,21 @@ impl Pipeline {
             },
         ]
     }
+}
+
+/// The bounded loop of a plan over per-env flags: `cond = any(flags)`, then `body` repeated
+/// while `cond` is set, at most `max_windows` times, each window recomputing `cond` from the
+/// flags the body updated.
+fn while_any<S>(flags: BufId, cond: BufId, max_windows: u32, mut body: Vec<Op<S>>) -> [Op<S>; 2] {
+    body.push(Op::Any { flags, cond });
+    [
+        Op::Any { flags, cond },
+        Op::While {
+            cond,
+            max_windows,
+            body,
+        },
+    ]
 }
 
 /// The pipeline's buffers as plan buffer ids: the scratch, the batch, and the condition words.
