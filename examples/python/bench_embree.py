@@ -273,9 +273,13 @@ def main(argv=None):
     if args.reps < 1 or args.camera < 0 or args.random < 0 or args.env < 0:
         ap.error("--reps must be at least 1; --camera, --random and --env at least 0")
     rows = run(args)
+    import embreex
+
+    flags = "RTC_SCENE_FLAG_NONE" if args.embree_fast else "RTC_SCENE_FLAG_ROBUST"
     print(
-        f"# one thread each; trackgen {trackgen.__version__}, embreex; medians of {args.reps}"
-        f" calls; env {args.env}, seed {args.seed}"
+        f"# one thread each; trackgen {trackgen.__version__}, embreex"
+        f" {getattr(embreex, '__version__', '?')} ({flags}); medians of {args.reps} calls;"
+        f" env {args.env}, seed {args.seed}"
     )
     print(table(rows))
     if args.json:
