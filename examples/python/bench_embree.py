@@ -91,7 +91,7 @@ def random_rays(prims, n, clearance_m, rng):
     in uniform directions. Float32 [n, 3] each."""
     lo = np.asarray(prims.origin, np.float64)
     size = prims.size_m
-    kept = []
+    kept = [np.zeros((0, 3), np.float32)]
     have = 0
     for _ in range(1000):
         if have >= n:
@@ -100,7 +100,7 @@ def random_rays(prims, n, clearance_m, rng):
         free = p[np.asarray(prims.distance(p)) > clearance_m]
         kept.append(free)
         have += len(free)
-    else:
+    if have < n:
         raise RuntimeError(f"found {have} of {n} free ray origins in 1000 draws")
     o = np.concatenate(kept)[:n]
     d = rng.normal(size=(n, 3))
@@ -198,8 +198,12 @@ def run(args):
             scene = rtcore_scene.EmbreeScene(robust=not args.embree_fast)
             TriangleMesh(scene, vertices, triangles)
 
-            def tg(o, d, scenes=scenes):
-                env = np.full(len(o), args.env, np.uint32)
+            env_of_ray = {}  # ray count -> the uint32 env index of every ray, made once
+
+            def tg(o, d, scenes=scenes, env_of_ray=env_of_ray):
+                if len(o) not in env_of_ray:
+                    env_of_ray[len(o)] = np.full(len(o), args.env, np.uint32)
+                env = env_of_ray[len(o)]
                 return scenes.cast_rays(
                     o, d, max_distance=max_distance, env_of_ray=env, threads=1
                 )
@@ -254,7 +258,9 @@ def positive_ints(text):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--presets", default="rooms,forest,gates", help="scene presets, comma-separated")
+    ap.add_argument(
+        "--presets", default="rooms,forest,gates", help="scene presets, comma-separated"
+    )
     ap.add_argument("--res", type=positive_ints, default=[128, 256], help="voxels per side, R,..")
     ap.add_argument("--cells", type=int, default=0, help="mesh cells per side (default: R)")
     ap.add_argument("--env", type=int, default=0, help="the env (global index)")
