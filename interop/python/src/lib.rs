@@ -14,6 +14,7 @@ mod course;
 mod data;
 mod errors;
 mod input;
+mod primitives;
 mod views;
 
 use pyo3::prelude::*;
@@ -153,5 +154,6 @@ fn _trackgen(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scene_presets, m)?)?;
     data::register(m)?;
     course::register(m)?;
+    primitives::register(m)?;
     Ok(())
 }
