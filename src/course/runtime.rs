@@ -92,8 +92,7 @@ impl Course {
         config: CourseConfig,
         launch: Launch,
     ) -> Result<Self> {
-        let stage = generators::from_preset(preset);
-        Self::with_stage(mode, preset, stage, n_envs, seed, config, launch)
+        Self::on_backend(mode, preset, n_envs, seed, config, Backend::Cpu(launch))
     }
 
     /// [`new`](Self::new) with the track pipeline on `backend` (the CPU, the emulated CUDA
