@@ -317,7 +317,7 @@ fn write_corpus<'py>(
 /// shard when shards disagree or leave a gap or an overlap; nothing is left at `out` on error or
 /// Ctrl-C (KeyboardInterrupt, checked between chunks of `chunk_rows` rows).
 #[pyfunction]
-#[pyo3(signature = (out, shards, *, chunk_rows = trackgen::corpus::DEFAULT_MERGE_ROWS))]
+#[pyo3(signature = (out, shards, *, chunk_rows = 4096))]
 fn merge_corpora<'py>(
     py: Python<'py>,
     out: PathBuf,
