@@ -6,10 +6,7 @@ use std::time::Instant;
 
 use super::manifest::Manifest;
 use super::read::Corpus;
-use super::write::{
-    append, create_writers, finish_writers, in_new_dir, write_manifest, Progress, Sums,
-    MANIFEST_FILE,
-};
+use super::write::{in_new_dir, write_manifest, ArrayWriters, Progress, Sums, MANIFEST_FILE};
 use crate::exec::layout::Layout;
 use crate::preset::Preset;
 use crate::{Error, Result};
@@ -33,7 +30,7 @@ pub const DEFAULT_MERGE_ROWS: u64 = 4096;
 /// written like a generated corpus: built in a hidden sibling and renamed into place, so it is
 /// complete or absent. `progress` is called after every chunk and once at the end
 /// (`done_envs` counts merged rows; `generate_s` is the time spent verifying and reading the
-/// shards).
+/// shards and accumulating the statistics, `write_s` writing).
 pub fn merge_corpora(
     out: &Path,
     shards: &[PathBuf],
@@ -82,7 +79,7 @@ pub fn merge_corpora(
         let sets = merged
             .array_sets()
             .expect("opened corpora have a known kind");
-        let (mut writers, arrays) = create_writers(tmp, &sets, report.total_envs)?;
+        let mut writers = ArrayWriters::create(tmp, &sets, report.total_envs)?;
         let mut sums = Sums::new(&preset);
         for corpus in &corpora {
             let m = corpus.manifest();
@@ -107,7 +104,7 @@ pub fn merge_corpora(
                     .transpose()?;
                 report.generate_s += t.elapsed().as_secs_f64();
                 let t = Instant::now();
-                append(&mut writers, |write| {
+                writers.append(|write| {
                     if let Some(b) = &tracks {
                         Layout::for_each_field(b, &mut *write);
                     }
@@ -123,19 +120,21 @@ pub fn merge_corpora(
                     }
                 })?;
                 report.write_s += t.elapsed().as_secs_f64();
+                let t = Instant::now();
                 if let Some(b) = &tracks {
                     sums.add_tracks(b);
                 }
                 if let Some(b) = &gates {
                     sums.add_gates(b);
                 }
+                report.generate_s += t.elapsed().as_secs_f64();
                 report.done_envs += rows.end - rows.start;
                 row = rows.end;
                 progress(&report);
             }
         }
         let t = Instant::now();
-        merged.arrays = finish_writers(writers, arrays)?;
+        merged.arrays = writers.finish()?;
         merged.stats = sums.stats(report.total_envs);
         write_manifest(tmp, &merged)?;
         report.write_s += t.elapsed().as_secs_f64();

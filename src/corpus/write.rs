@@ -233,79 +233,81 @@ fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(|e| Error::io(dir, e))
 }
 
-/// Appends the stored buffers that `batches` passes to its callback (field by field, in the order
-/// of the manifest's array sets) to `writers`, one per stored array.
-pub(super) fn append(
-    writers: &mut [NpyWriter],
-    batches: impl FnOnce(&mut dyn FnMut(&'static Field, &[u8])),
-) -> Result<()> {
-    let mut writers = writers.iter_mut();
-    let mut result = Ok(());
-    batches(&mut |field, bytes| {
-        if field.npy.is_some() && result.is_ok() {
-            let writer = writers.next().expect("one writer per stored array");
-            result = writer.append_native(bytes);
-        }
-    });
-    result
-}
-
-/// Appends one chunk's courses and extras to `writers`.
-fn append_chunk(courses: &Courses, extras: &Extras, writers: &mut [NpyWriter]) -> Result<()> {
-    append(writers, |write| {
-        courses.for_each_field(&mut *write);
-        if let Some(h) = &extras.heightfields {
-            Layout::for_each_field(&h.grid, &mut *write);
-            Layout::for_each_field(&h.bounds, &mut *write);
-        }
-        if let Some(p) = &extras.props {
-            Layout::for_each_field(&p.batch, &mut *write);
-        }
-    })
-}
-
-/// The NPY writers of every stored array of `sets` in a corpus of `n_envs` rows, in order, in
-/// the directory `tmp`, with each array and its shape.
-pub(super) fn create_writers(
-    tmp: &Path,
-    sets: &[ArraySet],
-    n_envs: u64,
-) -> Result<(Vec<NpyWriter>, Vec<(NpyArray, Vec<u64>)>)> {
-    let arrays: Vec<_> = sets
-        .iter()
-        .flat_map(|set| {
-            stored(set.fields).map(move |(field, array)| (array, set.shape(field, n_envs)))
-        })
-        .collect();
-    let writers = arrays
-        .iter()
-        .map(|(array, shape)| {
-            let path = tmp.join(format!("{}.npy", array.name));
-            NpyWriter::create(&path, array.dtype, shape)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok((writers, arrays))
-}
-
-/// Finishes `writers` (flush, fsync) and returns the manifest's array entries.
-pub(super) fn finish_writers(
+/// The array files of a corpus being written: one NPY writer per stored array of its array
+/// sets, in order, each with its array and shape.
+pub(super) struct ArrayWriters {
     writers: Vec<NpyWriter>,
     arrays: Vec<(NpyArray, Vec<u64>)>,
-) -> Result<BTreeMap<String, ArrayEntry>> {
-    let mut entries = BTreeMap::new();
-    for (writer, (array, shape)) in writers.into_iter().zip(arrays) {
-        let sha256 = writer.finish()?;
-        entries.insert(
-            array.name.to_string(),
-            ArrayEntry {
-                file: format!("{}.npy", array.name),
-                dtype: array.dtype.descr().to_string(),
-                shape,
-                sha256,
-            },
-        );
+}
+
+impl ArrayWriters {
+    /// Creates the files of every stored array of `sets` in a corpus of `n_envs` rows in `tmp`
+    /// (each header with its final shape).
+    pub(super) fn create(tmp: &Path, sets: &[ArraySet], n_envs: u64) -> Result<Self> {
+        let arrays: Vec<_> = sets
+            .iter()
+            .flat_map(|set| {
+                stored(set.fields).map(move |(field, array)| (array, set.shape(field, n_envs)))
+            })
+            .collect();
+        let writers = arrays
+            .iter()
+            .map(|(array, shape)| {
+                let path = tmp.join(format!("{}.npy", array.name));
+                NpyWriter::create(&path, array.dtype, shape)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { writers, arrays })
     }
-    Ok(entries)
+
+    /// Appends the stored buffers that `batches` passes to its callback (field by field, in
+    /// the order of the array sets), one per stored array.
+    pub(super) fn append(
+        &mut self,
+        batches: impl FnOnce(&mut dyn FnMut(&'static Field, &[u8])),
+    ) -> Result<()> {
+        let mut writers = self.writers.iter_mut();
+        let mut result = Ok(());
+        batches(&mut |field, bytes| {
+            if field.npy.is_some() && result.is_ok() {
+                let writer = writers.next().expect("one writer per stored array");
+                result = writer.append_native(bytes);
+            }
+        });
+        result
+    }
+
+    /// Appends one chunk's courses and extras.
+    fn append_chunk(&mut self, courses: &Courses, extras: &Extras) -> Result<()> {
+        self.append(|write| {
+            courses.for_each_field(&mut *write);
+            if let Some(h) = &extras.heightfields {
+                Layout::for_each_field(&h.grid, &mut *write);
+                Layout::for_each_field(&h.bounds, &mut *write);
+            }
+            if let Some(p) = &extras.props {
+                Layout::for_each_field(&p.batch, &mut *write);
+            }
+        })
+    }
+
+    /// Finishes every file (flush, fsync) and returns the manifest's array entries.
+    pub(super) fn finish(self) -> Result<BTreeMap<String, ArrayEntry>> {
+        let mut entries = BTreeMap::new();
+        for (writer, (array, shape)) in self.writers.into_iter().zip(self.arrays) {
+            let sha256 = writer.finish()?;
+            entries.insert(
+                array.name.to_string(),
+                ArrayEntry {
+                    file: format!("{}.npy", array.name),
+                    dtype: array.dtype.descr().to_string(),
+                    shape,
+                    sha256,
+                },
+            );
+        }
+        Ok(entries)
+    }
 }
 
 /// Writes `manifest` as `manifest.json` (pretty JSON, a final newline) into `tmp`, fsynced.
@@ -393,7 +395,7 @@ fn write_into(
         grid: None,
     }];
     sets.extend(extras.sets());
-    let (mut writers, arrays) = create_writers(tmp, &sets, n_envs)?;
+    let mut writers = ArrayWriters::create(tmp, &sets, n_envs)?;
 
     let mut report = Progress {
         total_envs: n_envs,
@@ -415,7 +417,7 @@ fn write_into(
         extra.compute(courses, start, &launch)?;
         report.generate_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        append_chunk(courses, extra, &mut writers)?;
+        writers.append_chunk(courses, extra)?;
         report.write_s += t.elapsed().as_secs_f64();
         sums.add(courses);
         start += n as u64;
@@ -424,7 +426,7 @@ fn write_into(
     }
     let finishing = Instant::now();
 
-    let arrays = finish_writers(writers, arrays)?;
+    let arrays = writers.finish()?;
     let manifest = Manifest {
         format: FORMAT.to_string(),
         format_version: FORMAT_VERSION,

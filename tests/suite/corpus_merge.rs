@@ -205,7 +205,7 @@ fn disagreeing_or_untiled_shards_are_refused_naming_the_shard() {
 
     // An existing output is never replaced.
     fs::create_dir(t.join("out")).unwrap();
-    let err = merge_corpora(&t.join("out"), &[a.clone()], 4, &mut |_| {}).unwrap_err();
+    let err = merge_corpora(&t.join("out"), std::slice::from_ref(&a), 4, &mut |_| {}).unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");
 }
 

@@ -154,8 +154,8 @@ pub fn merge(args: MergeArgs) -> Result<()> {
     let manifest = merged?;
     let [a, b] = manifest.env_range;
     emit(&format!(
-        "merged {} shards into {} (envs {a}..{b}): valid {:.4}; {:.2} s: verifying and reading \
-         {:.2} s, writing {:.2} s ({:.0} MB/s, fsync included)\n",
+        "merged {} shards into {} (envs {a}..{b}): valid {:.4}; {:.2} s: verifying, reading and \
+         statistics {:.2} s, writing {:.2} s ({:.0} MB/s, fsync included)\n",
         args.shards.len(),
         args.out.display(),
         manifest.stats.valid_fraction,
