@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyType};
 use trackgen::course::{Courses, GateBatch, Mode};
 use trackgen::exec::plan::{Backend, Device};
 use trackgen::scene::{self, RayEnvs, RayOutputs, SceneFile, ScenePool, ScenePreset};
@@ -26,8 +26,8 @@ fn advance(generation: &mut [u32], mask: &[u8]) {
 }
 
 /// A batched pipeline and the batch it writes: `Pipeline("track", 4096, seed=7)` for tracks;
-/// its subclass `GatePipeline` for the gate courses of a preset with a `[gates]` section. Both
-/// are one type in Rust, `trackgen::course::Courses`.
+/// its Python subclass `trackgen.GatePipeline` (`_gates = True`) for the gate courses of a preset
+/// with a `[gates]` section. Both are this one type over `trackgen::course::Courses`.
 ///
 /// `arrays` holds zero-copy views of every buffer (tracks: `center [E, N_max, 3]`, ...,
 /// `count [E]`, `valid [E]`, `generation [E]`; gates: `pos [E, G, 3]`, `quat [E, G, 4]`
@@ -43,12 +43,21 @@ pub struct Pipeline {
     source: String,
 }
 
+#[pymethods]
 impl Pipeline {
-    /// Builds the courses of `mode` and generates them at `generation` (GIL released).
-    #[allow(clippy::too_many_arguments)] // The constructors' keyword arguments.
-    fn build(
-        py: Python<'_>,
-        mode: Mode,
+    /// Builds the pipeline for `n_envs` envs of `preset` on `device` and generates them at
+    /// `generation`: tracks, or gate courses when called as `GatePipeline` (a class whose
+    /// `_gates` is true). `env_base` is the global index of env 0 (a shard); `threads` None uses
+    /// every core.
+    #[new]
+    #[classmethod]
+    #[pyo3(
+        signature = (preset, n_envs, *, seed = 0, generation = 0, env_base = 0, threads = None, device = "cpu"),
+        text_signature = "(preset, n_envs, *, seed=0, generation=0, env_base=0, threads=None, device=\"cpu\")"
+    )]
+    #[allow(clippy::too_many_arguments)] // Keyword arguments.
+    fn new(
+        cls: &Bound<'_, PyType>,
         preset: &Bound<'_, PyAny>,
         n_envs: usize,
         seed: u64,
@@ -57,55 +66,35 @@ impl Pipeline {
         threads: Option<usize>,
         device: &str,
     ) -> PyResult<Self> {
+        let mode = if cls.getattr("_gates")?.is_truthy()? {
+            Mode::Gates
+        } else {
+            Mode::Track
+        };
         let preset = preset_arg(preset)?;
         let launch = launch(threads)?;
         let device = device_arg(device)?;
-        py.detach(|| {
-            let backend = Backend::new(device, launch)?;
-            let stage = generators::from_preset(&preset);
-            let mut courses =
-                Courses::with_backend(mode, &preset, stage, n_envs, env_base, backend)?;
-            courses.generate(seed, generation)?;
-            Ok(Self {
-                courses,
-                seed,
-                device,
-                source: preset.source.clone(),
+        cls.py()
+            .detach(|| {
+                let backend = Backend::new(device, launch)?;
+                let stage = generators::from_preset(&preset);
+                let mut courses =
+                    Courses::with_backend(mode, &preset, stage, n_envs, env_base, backend)?;
+                courses.generate(seed, generation)?;
+                Ok(Self {
+                    courses,
+                    seed,
+                    device,
+                    source: preset.source.clone(),
+                })
             })
-        })
-        .py_err()
+            .py_err()
     }
-}
 
-#[pymethods]
-impl Pipeline {
-    /// Builds the track pipeline for `n_envs` envs of `preset` on `device` and generates them
-    /// at `generation`. `env_base` is the global index of env 0 (a shard); `threads` None uses
-    /// every core.
-    #[new]
-    #[pyo3(signature = (preset, n_envs, *, seed = 0, generation = 0, env_base = 0, threads = None, device = "cpu"))]
-    #[allow(clippy::too_many_arguments)] // Keyword arguments.
-    fn new(
-        py: Python<'_>,
-        preset: &Bound<'_, PyAny>,
-        n_envs: usize,
-        seed: u64,
-        generation: u32,
-        env_base: u64,
-        threads: Option<usize>,
-        device: &str,
-    ) -> PyResult<Self> {
-        Self::build(
-            py,
-            Mode::Track,
-            preset,
-            n_envs,
-            seed,
-            generation,
-            env_base,
-            threads,
-            device,
-        )
+    /// Whether this class builds gate courses (true in the `GatePipeline` subclass).
+    #[classattr]
+    fn _gates() -> bool {
+        false
     }
 
     /// Regenerates every env at `generation` (GIL released).
@@ -181,42 +170,6 @@ impl Pipeline {
             this.seed,
             this.device()
         ))
-    }
-}
-
-/// The batched gate-course pipeline (a preset with a `[gates]` section) and its batch: a
-/// `Pipeline` of gate courses (see `Pipeline` for `arrays`, `generate`, `regenerate`, `device`).
-#[pyclass(module = "trackgen", name = "GatePipeline", extends = Pipeline)]
-pub struct GatePipeline;
-
-#[pymethods]
-impl GatePipeline {
-    /// Builds the pipeline for `n_envs` envs of the gate preset on `device` and generates them.
-    #[new]
-    #[pyo3(signature = (preset, n_envs, *, seed = 0, generation = 0, env_base = 0, threads = None, device = "cpu"))]
-    #[allow(clippy::too_many_arguments)] // Keyword arguments.
-    fn new(
-        py: Python<'_>,
-        preset: &Bound<'_, PyAny>,
-        n_envs: usize,
-        seed: u64,
-        generation: u32,
-        env_base: u64,
-        threads: Option<usize>,
-        device: &str,
-    ) -> PyResult<(Self, Pipeline)> {
-        let base = Pipeline::build(
-            py,
-            Mode::Gates,
-            preset,
-            n_envs,
-            seed,
-            generation,
-            env_base,
-            threads,
-            device,
-        )?;
-        Ok((Self, base))
     }
 }
 
@@ -625,7 +578,6 @@ impl Scenes {
 /// Adds this module's classes and functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Pipeline>()?;
-    m.add_class::<GatePipeline>()?;
     m.add_class::<Corpus>()?;
     m.add_class::<Scenes>()?;
     m.add_function(wrap_pyfunction!(write_corpus, m)?)?;
