@@ -30,7 +30,6 @@ from ._trackgen import (
 )
 
 
-
 class GatePipeline(Pipeline):
     """The batched gate-course pipeline (a preset with a `[gates]` section) and its batch: a
     `Pipeline` of gate courses, the same implementation (`trackgen::course::Courses`).
