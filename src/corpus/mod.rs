@@ -56,8 +56,16 @@
 //! first), so memory stays at one chunk whatever the corpus size. It writes into a hidden sibling
 //! directory and renames it into place at the end: a corpus directory is complete or absent.
 //! [`read_corpus`], [`read_gate_corpus`] and [`Corpus`] validate and read one back.
+//!
+//! Shards written separately (`trackgen generate --env-range A..B`, on other processes or
+//! machines) become one corpus with [`merge_corpora`] (`trackgen merge`): it checks that they
+//! agree and tile one env range, copies their rows in env order and recomputes the statistics,
+//! so the merged directory is byte-identical to the corpus one run writes for the whole range,
+//! manifest included, and every reader (the Rust reader, the Python module, the numpy loader)
+//! reads it as any other corpus.
 
 mod manifest;
+mod merge;
 pub mod npy;
 mod read;
 mod write;
@@ -66,6 +74,7 @@ pub use manifest::{
     arrays_for, stored, ArrayEntry, ArraySet, CorpusExtras, Manifest, Stats, FORMAT,
     FORMAT_VERSION, KIND_GATES,
 };
+pub use merge::{merge_corpora, DEFAULT_MERGE_ROWS};
 pub use read::{read_corpus, read_gate_corpus, Corpus};
 pub use write::{
     corpus_bytes, extras_bytes, write_corpus, write_corpus_with, Progress, DEFAULT_CHUNK_ENVS,

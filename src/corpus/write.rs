@@ -13,12 +13,13 @@ use super::manifest::{
 };
 use super::npy::NpyWriter;
 use crate::atomic::TempPath;
-use crate::course::{Courses, Heightfields, Props};
-use crate::exec::layout::Layout;
+use crate::course::{Courses, GateBatch, Heightfields, Props};
+use crate::exec::layout::{Field, Layout, NpyArray};
 use crate::exec::plan::Backend;
 use crate::exec::Launch;
 use crate::preset::Preset;
 use crate::track::stats::ShapeAccumulator;
+use crate::track::TrackBatch;
 use crate::{Error, Result};
 
 /// The name of the manifest file inside a corpus directory.
@@ -156,6 +157,23 @@ pub fn write_corpus_with(
             "chunk_envs = 0: expected at least 1 env per chunk".into(),
         ));
     }
+    let (manifest, report) = in_new_dir(dir, |tmp| {
+        write_into(
+            tmp, preset, seed, generation, env_range, chunk_envs, extras, backend, progress,
+        )
+    })?;
+    progress(&report);
+    Ok(manifest)
+}
+
+/// Builds a corpus with `build` in the hidden sibling `.NAME.tmp-<pid>` of the new directory
+/// `dir` and renames it into place (after fsyncing the directory; the time this takes is added
+/// to the returned [`Progress::write_s`]). `dir` must not exist; on any error the temporary
+/// directory is removed, so nothing half-written ever appears at `dir`.
+pub(super) fn in_new_dir(
+    dir: &Path,
+    build: impl FnOnce(&Path) -> Result<(Manifest, Progress)>,
+) -> Result<(Manifest, Progress)> {
     let name = dir.file_name().ok_or_else(|| {
         Error::Invalid(format!(
             "output path {:?} has no final directory name",
@@ -187,17 +205,7 @@ pub fn write_corpus_with(
         )
     })?;
 
-    let (manifest, mut report) = write_into(
-        tmp.path(),
-        preset,
-        seed,
-        generation,
-        env_range,
-        chunk_envs,
-        extras,
-        backend,
-        progress,
-    )?;
+    let (manifest, mut report) = build(tmp.path())?;
 
     let started = Instant::now();
     sync_dir(tmp.path())?;
@@ -209,8 +217,7 @@ pub fn write_corpus_with(
     tmp.keep();
     sync_dir(&parent)?;
     report.write_s += started.elapsed().as_secs_f64();
-    progress(&report);
-    Ok(manifest)
+    Ok((manifest, report))
 }
 
 fn already_exists(dir: &Path) -> Error {
@@ -226,26 +233,96 @@ fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(|e| Error::io(dir, e))
 }
 
-/// Appends the stored buffers of the batch and its extras to `writers` (one per array, in the
-/// order of the manifest's array sets).
-fn append(courses: &Courses, extras: &Extras, writers: &mut [NpyWriter]) -> Result<()> {
-    let mut writers = writers.iter_mut();
-    let mut result = Ok(());
-    let mut write = |field: &'static crate::exec::layout::Field, bytes: &[u8]| {
-        if field.npy.is_some() && result.is_ok() {
-            let writer = writers.next().expect("one writer per stored array");
-            result = writer.append_native(bytes);
+/// The array files of a corpus being written: one NPY writer per stored array of its array
+/// sets, in order, each with its array and shape.
+pub(super) struct ArrayWriters {
+    writers: Vec<NpyWriter>,
+    arrays: Vec<(NpyArray, Vec<u64>)>,
+}
+
+impl ArrayWriters {
+    /// Creates the files of every stored array of `sets` in a corpus of `n_envs` rows in `tmp`
+    /// (each header with its final shape).
+    pub(super) fn create(tmp: &Path, sets: &[ArraySet], n_envs: u64) -> Result<Self> {
+        let arrays: Vec<_> = sets
+            .iter()
+            .flat_map(|set| {
+                stored(set.fields).map(move |(field, array)| (array, set.shape(field, n_envs)))
+            })
+            .collect();
+        let writers = arrays
+            .iter()
+            .map(|(array, shape)| {
+                let path = tmp.join(format!("{}.npy", array.name));
+                NpyWriter::create(&path, array.dtype, shape)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { writers, arrays })
+    }
+
+    /// Appends the stored buffers that `batches` passes to its callback (field by field, in
+    /// the order of the array sets), one per stored array.
+    pub(super) fn append(
+        &mut self,
+        batches: impl FnOnce(&mut dyn FnMut(&'static Field, &[u8])),
+    ) -> Result<()> {
+        let mut writers = self.writers.iter_mut();
+        let mut result = Ok(());
+        batches(&mut |field, bytes| {
+            if field.npy.is_some() && result.is_ok() {
+                let writer = writers.next().expect("one writer per stored array");
+                result = writer.append_native(bytes);
+            }
+        });
+        result
+    }
+
+    /// Appends one chunk's courses and extras.
+    fn append_chunk(&mut self, courses: &Courses, extras: &Extras) -> Result<()> {
+        self.append(|write| {
+            courses.for_each_field(&mut *write);
+            if let Some(h) = &extras.heightfields {
+                Layout::for_each_field(&h.grid, &mut *write);
+                Layout::for_each_field(&h.bounds, &mut *write);
+            }
+            if let Some(p) = &extras.props {
+                Layout::for_each_field(&p.batch, &mut *write);
+            }
+        })
+    }
+
+    /// Finishes every file (flush, fsync) and returns the manifest's array entries.
+    pub(super) fn finish(self) -> Result<BTreeMap<String, ArrayEntry>> {
+        let mut entries = BTreeMap::new();
+        for (writer, (array, shape)) in self.writers.into_iter().zip(self.arrays) {
+            let sha256 = writer.finish()?;
+            entries.insert(
+                array.name.to_string(),
+                ArrayEntry {
+                    file: format!("{}.npy", array.name),
+                    dtype: array.dtype.descr().to_string(),
+                    shape,
+                    sha256,
+                },
+            );
         }
-    };
-    courses.for_each_field(&mut write);
-    if let Some(h) = &extras.heightfields {
-        Layout::for_each_field(&h.grid, &mut write);
-        Layout::for_each_field(&h.bounds, &mut write);
+        Ok(entries)
     }
-    if let Some(p) = &extras.props {
-        Layout::for_each_field(&p.batch, &mut write);
-    }
-    result
+}
+
+/// Writes `manifest` as `manifest.json` (pretty JSON, a final newline) into `tmp`, fsynced.
+pub(super) fn write_manifest(tmp: &Path, manifest: &Manifest) -> Result<()> {
+    let path = tmp.join(MANIFEST_FILE);
+    let mut text = serde_json::to_string_pretty(manifest).expect("a manifest serialises");
+    text.push('\n');
+    let mut file = File::options()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io(&path, e))
 }
 
 /// The optional batches of one chunk, computed from its tracks.
@@ -318,27 +395,13 @@ fn write_into(
         grid: None,
     }];
     sets.extend(extras.sets());
-    let arrays_of = || {
-        sets.iter().flat_map(|set| {
-            stored(set.fields).map(move |(field, array)| (array, set.shape(field, n_envs)))
-        })
-    };
-    let mut writers = arrays_of()
-        .map(|(array, shape)| {
-            let path = tmp.join(format!("{}.npy", array.name));
-            NpyWriter::create(&path, array.dtype, &shape)
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let mut writers = ArrayWriters::create(tmp, &sets, n_envs)?;
 
     let mut report = Progress {
         total_envs: n_envs,
         ..Progress::default()
     };
-    let mut sums = Sums {
-        half_width_m: preset.track.half_width_m,
-        shape: preset.gates.is_none().then(ShapeAccumulator::default),
-        ..Sums::default()
-    };
+    let mut sums = Sums::new(preset);
     let mut start = env_range.start;
     while start < env_range.end {
         let n = (env_range.end - start).min(chunk as u64) as usize;
@@ -354,7 +417,7 @@ fn write_into(
         extra.compute(courses, start, &launch)?;
         report.generate_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        append(courses, extra, &mut writers)?;
+        writers.append_chunk(courses, extra)?;
         report.write_s += t.elapsed().as_secs_f64();
         sums.add(courses);
         start += n as u64;
@@ -363,19 +426,7 @@ fn write_into(
     }
     let finishing = Instant::now();
 
-    let mut arrays = BTreeMap::new();
-    for (writer, (array, shape)) in writers.into_iter().zip(arrays_of()) {
-        let sha256 = writer.finish()?;
-        arrays.insert(
-            array.name.to_string(),
-            ArrayEntry {
-                file: format!("{}.npy", array.name),
-                dtype: array.dtype.descr().to_string(),
-                shape,
-                sha256,
-            },
-        );
-    }
+    let arrays = writers.finish()?;
     let manifest = Manifest {
         format: FORMAT.to_string(),
         format_version: FORMAT_VERSION,
@@ -393,24 +444,15 @@ fn write_into(
         heightfield: extras.heightfield,
         props: extras.props,
     };
-    let path = tmp.join(MANIFEST_FILE);
-    let mut text = serde_json::to_string_pretty(&manifest).expect("a manifest serialises");
-    text.push('\n');
-    let mut file = File::options()
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io(&path, e))?;
+    write_manifest(tmp, &manifest)?;
     report.write_s += finishing.elapsed().as_secs_f64();
     Ok((manifest, report))
 }
 
-/// Running sums for [`Stats`], accumulated in env order (so the result is deterministic).
+/// Running sums for [`Stats`], accumulated env by env in env order (so the result is
+/// deterministic, and the same whatever the chunks the envs come in).
 #[derive(Default)]
-struct Sums {
+pub(super) struct Sums {
     valid: u64,
     count: u64,
     attempts: u64,
@@ -421,39 +463,56 @@ struct Sums {
 }
 
 impl Sums {
-    fn add(&mut self, courses: &Courses) {
-        let (valid, count, attempts) = match courses {
-            Courses::Track { batch, .. } => (&batch.valid, &batch.count, &batch.attempts),
-            Courses::Gates { batch, .. } => (&batch.valid, &batch.count, &batch.attempts),
-        };
-        self.valid += valid.iter().map(|&v| u64::from(v != 0)).sum::<u64>();
-        self.count += count.iter().map(|&c| u64::from(c)).sum::<u64>();
-        self.attempts += attempts.iter().map(|&a| u64::from(a)).sum::<u64>();
-        match courses {
-            Courses::Track { batch, .. } => {
-                for &l in &batch.length {
-                    self.length_m += f64::from(l);
-                }
-                if let Some(shape) = &mut self.shape {
-                    shape.add_batch(batch, self.half_width_m);
-                }
-            }
-            Courses::Gates { batch, .. } => {
-                for e in 0..batch.n_envs {
-                    let pos = batch.gates(&batch.pos, e);
-                    let mut length = 0.0f64;
-                    for (i, p) in pos.iter().enumerate() {
-                        let q = pos[(i + 1) % pos.len()];
-                        let d: f64 = (0..3).map(|k| f64::from(q[k] - p[k]).powi(2)).sum();
-                        length += d.sqrt();
-                    }
-                    self.length_m += length;
-                }
-            }
+    /// Empty sums for a corpus of `preset`.
+    pub(super) fn new(preset: &Preset) -> Self {
+        Self {
+            half_width_m: preset.track.half_width_m,
+            shape: preset.gates.is_none().then(ShapeAccumulator::default),
+            ..Self::default()
         }
     }
 
-    fn stats(self, n_envs: u64) -> Stats {
+    fn add(&mut self, courses: &Courses) {
+        match courses {
+            Courses::Track { batch, .. } => self.add_tracks(batch),
+            Courses::Gates { batch, .. } => self.add_gates(batch),
+        }
+    }
+
+    fn add_counts(&mut self, valid: &[u8], count: &[u32], attempts: &[u8]) {
+        self.valid += valid.iter().map(|&v| u64::from(v != 0)).sum::<u64>();
+        self.count += count.iter().map(|&c| u64::from(c)).sum::<u64>();
+        self.attempts += attempts.iter().map(|&a| u64::from(a)).sum::<u64>();
+    }
+
+    /// Adds the envs of a track batch, in order.
+    pub(super) fn add_tracks(&mut self, batch: &TrackBatch) {
+        self.add_counts(&batch.valid, &batch.count, &batch.attempts);
+        for &l in &batch.length {
+            self.length_m += f64::from(l);
+        }
+        if let Some(shape) = &mut self.shape {
+            shape.add_batch(batch, self.half_width_m);
+        }
+    }
+
+    /// Adds the envs of a gate batch, in order.
+    pub(super) fn add_gates(&mut self, batch: &GateBatch) {
+        self.add_counts(&batch.valid, &batch.count, &batch.attempts);
+        for e in 0..batch.n_envs {
+            let pos = batch.gates(&batch.pos, e);
+            let mut length = 0.0f64;
+            for (i, p) in pos.iter().enumerate() {
+                let q = pos[(i + 1) % pos.len()];
+                let d: f64 = (0..3).map(|k| f64::from(q[k] - p[k]).powi(2)).sum();
+                length += d.sqrt();
+            }
+            self.length_m += length;
+        }
+    }
+
+    /// The statistics of the `n_envs` envs added.
+    pub(super) fn stats(self, n_envs: u64) -> Stats {
         let n = n_envs as f64;
         Stats {
             valid_fraction: self.valid as f64 / n,

@@ -14,6 +14,7 @@ use super::props::Props;
 use super::step::{goals_at, step_env, AgentPose, EnvState, Goals, Mode, StepConsts};
 use super::step_pass::{env_course, step_chunk, EnvRows, Inputs, CHUNK};
 use crate::exec::layout::par_chunks;
+use crate::exec::plan::Backend;
 use crate::exec::Launch;
 use crate::geom::{Quat, Vec2, Vec3};
 use crate::preset::Preset;
@@ -91,8 +92,21 @@ impl Course {
         config: CourseConfig,
         launch: Launch,
     ) -> Result<Self> {
+        Self::on_backend(mode, preset, n_envs, seed, config, Backend::Cpu(launch))
+    }
+
+    /// [`new`](Self::new) with the track pipeline on `backend` (the CPU, the emulated CUDA
+    /// kernels or a GPU: the same bytes); the course's own passes run on the backend's host pool.
+    pub fn on_backend(
+        mode: Mode,
+        preset: &Preset,
+        n_envs: usize,
+        seed: u64,
+        config: CourseConfig,
+        backend: Backend,
+    ) -> Result<Self> {
         let stage = generators::from_preset(preset);
-        Self::with_stage(mode, preset, stage, n_envs, seed, config, launch)
+        Self::with_backend(mode, preset, stage, n_envs, seed, config, backend)
     }
 
     /// A course of `mode` whose tracks (or guide tracks) come from generator `stage` instead
@@ -106,6 +120,28 @@ impl Course {
         config: CourseConfig,
         launch: Launch,
     ) -> Result<Self> {
+        Self::with_backend(
+            mode,
+            preset,
+            stage,
+            n_envs,
+            seed,
+            config,
+            Backend::Cpu(launch),
+        )
+    }
+
+    /// [`with_stage`](Self::with_stage) with the track pipeline on `backend`.
+    pub fn with_backend(
+        mode: Mode,
+        preset: &Preset,
+        stage: Arc<dyn Stage>,
+        n_envs: usize,
+        seed: u64,
+        config: CourseConfig,
+        backend: Backend,
+    ) -> Result<Self> {
+        let launch = backend.launch().clone();
         config.check()?;
         if mode == Mode::Gates && (config.heightfield.is_some() || config.props.is_some()) {
             return Err(Error::Invalid(
@@ -115,8 +151,7 @@ impl Course {
             ));
         }
         let t = &preset.track;
-        let source =
-            Courses::with_stage(mode, preset, stage, n_envs, config.env_base, launch.clone())?;
+        let source = Courses::with_backend(mode, preset, stage, n_envs, config.env_base, backend)?;
         let (half_width_m, path_max, checkpoint_max, path_samples, thickness_m, posts) =
             match &source {
                 Courses::Track { .. } => {

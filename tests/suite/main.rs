@@ -10,6 +10,7 @@ mod circuit;
 mod cli;
 mod cli_hardening;
 mod corpus;
+mod corpus_merge;
 mod course_cli;
 mod course_contracts;
 mod course_fixtures;

@@ -13,12 +13,13 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use trackgen::course::{Binding, Course as RsCourse, CourseConfig, Mode, PurePursuit};
+use trackgen::exec::plan::{Backend, Device};
 use trackgen::geom::{Quat, Vec2, Vec3};
 
 use crate::array::{Array, Dtype};
 use crate::errors::IntoPy;
 use crate::input::{self, Dim};
-use crate::{launch, preset_arg, views};
+use crate::{device_arg, launch, preset_arg, views};
 
 /// Keeps a binding's buffers alive for the views made of them: while the binding is the
 /// course's, the views also hold the course; once replaced, it moves in here.
@@ -40,6 +41,7 @@ struct LookaheadBuffers {
 #[pyclass(module = "trackgen", name = "Course")]
 pub struct Course {
     course: RsCourse,
+    device: Device,
     token: Option<Py<BindingToken>>,
     lookahead: Option<Py<LookaheadBuffers>>,
 }
@@ -111,11 +113,12 @@ impl Course {
 impl Course {
     /// A course of `mode` (`"track"` or `"gates"`; default: gates for a gate preset) for
     /// `n_envs` envs of `preset`, generated at generation 0 and reset. The keyword settings are
-    /// `CourseConfig`'s (see the README's course runtime section).
+    /// `CourseConfig`'s (see the README's course runtime section); `device` is where the track
+    /// pipeline runs (`"cpu"`, `"emulated"` or `"cuda[:N]"`; the same bytes on each).
     #[new]
     #[pyo3(signature = (preset, n_envs, *, mode = None, seed = 0, threads = None, env_base = 0,
         checkpoint_spacing_m = 25.0, max_checkpoints = 64, localize_window = 3, relocalize_m = None,
-        footprint_half_extents_m = (0.0, 0.0), wrong_way_tolerance_m = 0.0))]
+        footprint_half_extents_m = (0.0, 0.0), wrong_way_tolerance_m = 0.0, device = "cpu"))]
     #[allow(clippy::too_many_arguments)] // CourseConfig's fields as keyword arguments.
     fn new(
         py: Python<'_>,
@@ -131,8 +134,10 @@ impl Course {
         relocalize_m: Option<f32>,
         footprint_half_extents_m: (f32, f32),
         wrong_way_tolerance_m: f32,
+        device: &str,
     ) -> PyResult<Self> {
         let preset = preset_arg(preset)?;
+        let device = device_arg(device)?;
         let mode = mode_arg(mode, &preset)?;
         let config = CourseConfig {
             env_base,
@@ -149,10 +154,14 @@ impl Course {
         };
         let launch = launch(threads)?;
         let course = py
-            .detach(|| RsCourse::new(mode, &preset, n_envs, seed, config, launch))
+            .detach(|| {
+                let backend = Backend::new(device, launch)?;
+                RsCourse::on_backend(mode, &preset, n_envs, seed, config, backend)
+            })
             .py_err()?;
         Ok(Self {
             course,
+            device,
             token: None,
             lookahead: None,
         })
@@ -410,6 +419,12 @@ impl Course {
     #[getter]
     fn seed(&self) -> u64 {
         self.course.seed()
+    }
+
+    /// Where the track pipeline runs: `"cpu"`, `"emulated"` or `"cuda:N"`.
+    #[getter]
+    fn device(&self) -> String {
+        self.device.to_string()
     }
 
     /// The preset, resolved.

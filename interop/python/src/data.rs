@@ -5,15 +5,16 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use trackgen::course::{GateBatch, GatePipeline as RsGatePipeline};
+use pyo3::types::{PyDict, PyType};
+use trackgen::course::{Courses, GateBatch, Mode};
+use trackgen::exec::plan::{Backend, Device};
 use trackgen::scene::{self, RayEnvs, RayOutputs, SceneFile, ScenePool, ScenePreset};
-use trackgen::track::{Pipeline as RsPipeline, TrackBatch};
+use trackgen::track::{generators, TrackBatch};
 
 use crate::array::{Array, Dtype};
 use crate::errors::IntoPy;
 use crate::input::{self, Dim};
-use crate::{launch, preset_arg, views};
+use crate::{device_arg, launch, preset_arg, views};
 
 /// Moves the masked envs' generation counters to `generation + 1` (wrapping).
 fn advance(generation: &mut [u32], mask: &[u8]) {
@@ -24,53 +25,83 @@ fn advance(generation: &mut [u32], mask: &[u8]) {
     }
 }
 
-/// The batched track pipeline and the batch it writes: `Pipeline("track", 4096, seed=7)`.
+/// A batched pipeline and the batch it writes: `Pipeline("track", 4096, seed=7)` for tracks;
+/// its Python subclass `trackgen.GatePipeline` (`_gates = True`) for the gate courses of a preset
+/// with a `[gates]` section. Both are this one type over `trackgen::course::Courses`.
 ///
-/// `arrays` holds zero-copy views of every buffer (`center [E, N_max, 3]`, ..., `count [E]`,
-/// `valid [E]`, `generation [E]`); `generate` and `regenerate` write them in place, so a view
-/// taken once always shows the current batch.
-#[pyclass(module = "trackgen", name = "Pipeline")]
+/// `arrays` holds zero-copy views of every buffer (tracks: `center [E, N_max, 3]`, ...,
+/// `count [E]`, `valid [E]`, `generation [E]`; gates: `pos [E, G, 3]`, `quat [E, G, 4]`
+/// (`[x, y, z, w]`), `size [E, G, 2]`, `count`, `valid`, `attempts`, `generation` `[E]`, and
+/// `thickness_m`); `generate` and `regenerate` write them in place, so a view taken once always
+/// shows the current batch. `device` is where the track pipeline runs: `"cpu"`, `"emulated"`
+/// (the CUDA kernels compiled for the host) or `"cuda[:N]"`: every device writes the same bytes.
+#[pyclass(module = "trackgen", name = "Pipeline", subclass)]
 pub struct Pipeline {
-    pipeline: RsPipeline,
-    batch: TrackBatch,
+    courses: Courses,
     seed: u64,
+    device: Device,
+    source: String,
 }
 
 #[pymethods]
 impl Pipeline {
-    /// Builds the pipeline for `n_envs` envs of `preset` and generates them at `generation`.
-    /// `env_base` is the global index of env 0 (a shard); `threads` None uses every core.
+    /// Builds the pipeline for `n_envs` envs of `preset` on `device` and generates them at
+    /// `generation`: tracks, or gate courses when called as `GatePipeline` (a class whose
+    /// `_gates` is true). `env_base` is the global index of env 0 (a shard); `threads` None uses
+    /// every core.
     #[new]
-    #[pyo3(signature = (preset, n_envs, *, seed = 0, generation = 0, env_base = 0, threads = None))]
+    #[classmethod]
+    #[pyo3(
+        signature = (preset, n_envs, *, seed = 0, generation = 0, env_base = 0, threads = None, device = "cpu"),
+        text_signature = "(preset, n_envs, *, seed=0, generation=0, env_base=0, threads=None, device=\"cpu\")"
+    )]
+    #[allow(clippy::too_many_arguments)] // Keyword arguments.
     fn new(
-        py: Python<'_>,
+        cls: &Bound<'_, PyType>,
         preset: &Bound<'_, PyAny>,
         n_envs: usize,
         seed: u64,
         generation: u32,
         env_base: u64,
         threads: Option<usize>,
+        device: &str,
     ) -> PyResult<Self> {
+        let mode = if cls.getattr("_gates")?.is_truthy()? {
+            Mode::Gates
+        } else {
+            Mode::Track
+        };
         let preset = preset_arg(preset)?;
         let launch = launch(threads)?;
-        py.detach(|| {
-            let mut pipeline = RsPipeline::new(&preset, n_envs, launch)?;
-            let mut batch = pipeline.new_batch(env_base)?;
-            pipeline.generate(seed, generation, &mut batch)?;
-            Ok(Self {
-                pipeline,
-                batch,
-                seed,
+        let device = device_arg(device)?;
+        cls.py()
+            .detach(|| {
+                let backend = Backend::new(device, launch)?;
+                let stage = generators::from_preset(&preset);
+                let mut courses =
+                    Courses::with_backend(mode, &preset, stage, n_envs, env_base, backend)?;
+                courses.generate(seed, generation)?;
+                Ok(Self {
+                    courses,
+                    seed,
+                    device,
+                    source: preset.source.clone(),
+                })
             })
-        })
-        .py_err()
+            .py_err()
+    }
+
+    /// Whether this class builds gate courses (true in the `GatePipeline` subclass).
+    #[classattr]
+    fn _gates() -> bool {
+        false
     }
 
     /// Regenerates every env at `generation` (GIL released).
     #[pyo3(signature = (generation = 0))]
     fn generate(&mut self, py: Python<'_>, generation: u32) -> PyResult<()> {
-        let (p, b, seed) = (&mut self.pipeline, &mut self.batch, self.seed);
-        py.detach(|| p.generate(seed, generation, b)).py_err()
+        let (courses, seed) = (&mut self.courses, self.seed);
+        py.detach(|| courses.generate(seed, generation)).py_err()
     }
 
     /// Regenerates the envs whose `mask` entry is nonzero (uint8 or bool `[E]`): with `advance`
@@ -83,31 +114,38 @@ impl Pipeline {
         mask: &Bound<'_, PyAny>,
         advance: bool,
     ) -> PyResult<()> {
-        let mask = input::mask(mask, "mask", self.batch.n_envs)?;
+        let mask = input::mask(mask, "mask", self.courses.generation().len())?;
         if advance {
-            self::advance(&mut self.batch.generation, &mask);
+            self::advance(self.courses.generation_mut(), &mask);
         }
-        let (p, b, seed) = (&mut self.pipeline, &mut self.batch, self.seed);
-        py.detach(|| p.regenerate(seed, &mask, b)).py_err()
+        let (courses, seed) = (&mut self.courses, self.seed);
+        py.detach(|| courses.regenerate(seed, &mask)).py_err()
     }
 
     /// Every buffer of the batch as a read-only zero-copy view, by name.
     #[getter]
     fn arrays<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
         let owner = slf.clone().into_any().unbind();
-        views::track(slf.py(), &owner, &slf.borrow().batch)
+        match &slf.borrow().courses {
+            Courses::Track { batch, .. } => views::track(slf.py(), &owner, batch),
+            Courses::Gates { batch, .. } => views::gates(slf.py(), &owner, batch),
+        }
     }
 
     /// The number of envs.
     #[getter]
     fn n_envs(&self) -> usize {
-        self.batch.n_envs
+        self.courses.generation().len()
     }
 
-    /// Points per env (the per-point arrays' second dimension).
+    /// Points per env (the per-point arrays' second dimension); gates per env, `G`, in a
+    /// `GatePipeline`.
     #[getter]
     fn n_max(&self) -> usize {
-        self.batch.n_max
+        match &self.courses {
+            Courses::Track { batch, .. } => batch.n_max,
+            Courses::Gates { batch, .. } => batch.g_max,
+        }
     }
 
     /// The seed.
@@ -116,97 +154,22 @@ impl Pipeline {
         self.seed
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "trackgen.Pipeline({:?}, n_envs={}, seed={})",
-            self.pipeline.preset().source,
-            self.batch.n_envs,
-            self.seed
-        )
-    }
-}
-
-/// The batched gate-course pipeline (a preset with a `[gates]` section) and its batch.
-///
-/// `arrays`: `pos [E, G, 3]`, `quat [E, G, 4]` (`[x, y, z, w]`), `size [E, G, 2]`, `count`,
-/// `valid`, `attempts`, `generation` `[E]`, and `thickness_m`.
-#[pyclass(module = "trackgen", name = "GatePipeline")]
-pub struct GatePipeline {
-    pipeline: RsGatePipeline,
-    batch: GateBatch,
-    seed: u64,
-}
-
-#[pymethods]
-impl GatePipeline {
-    /// Builds the pipeline for `n_envs` envs of the gate preset and generates them.
-    #[new]
-    #[pyo3(signature = (preset, n_envs, *, seed = 0, generation = 0, env_base = 0, threads = None))]
-    fn new(
-        py: Python<'_>,
-        preset: &Bound<'_, PyAny>,
-        n_envs: usize,
-        seed: u64,
-        generation: u32,
-        env_base: u64,
-        threads: Option<usize>,
-    ) -> PyResult<Self> {
-        let preset = preset_arg(preset)?;
-        let launch = launch(threads)?;
-        py.detach(|| {
-            let mut pipeline = RsGatePipeline::new(&preset, n_envs, launch)?;
-            let mut batch = pipeline.new_batch(env_base)?;
-            pipeline.generate(seed, generation, &mut batch)?;
-            Ok(Self {
-                pipeline,
-                batch,
-                seed,
-            })
-        })
-        .py_err()
-    }
-
-    /// Regenerates every env at `generation` (GIL released).
-    #[pyo3(signature = (generation = 0))]
-    fn generate(&mut self, py: Python<'_>, generation: u32) -> PyResult<()> {
-        let (p, b, seed) = (&mut self.pipeline, &mut self.batch, self.seed);
-        py.detach(|| p.generate(seed, generation, b)).py_err()
-    }
-
-    /// Regenerates the masked envs, as `Pipeline.regenerate`.
-    #[pyo3(signature = (mask, advance = true))]
-    fn regenerate(
-        &mut self,
-        py: Python<'_>,
-        mask: &Bound<'_, PyAny>,
-        advance: bool,
-    ) -> PyResult<()> {
-        let mask = input::mask(mask, "mask", self.batch.n_envs)?;
-        if advance {
-            self::advance(&mut self.batch.generation, &mask);
-        }
-        let (p, b, seed) = (&mut self.pipeline, &mut self.batch, self.seed);
-        py.detach(|| p.regenerate(seed, &mask, b)).py_err()
-    }
-
-    /// Every buffer of the batch as a read-only zero-copy view, by name.
+    /// Where the track pipeline runs: `"cpu"`, `"emulated"` or `"cuda:N"`.
     #[getter]
-    fn arrays<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
-        let owner = slf.clone().into_any().unbind();
-        views::gates(slf.py(), &owner, &slf.borrow().batch)
+    fn device(&self) -> String {
+        self.device.to_string()
     }
 
-    /// The number of envs.
-    #[getter]
-    fn n_envs(&self) -> usize {
-        self.batch.n_envs
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "trackgen.GatePipeline(n_envs={}, seed={})",
-            self.batch.n_envs, self.seed
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let this = slf.borrow();
+        Ok(format!(
+            "trackgen.{}({:?}, n_envs={}, seed={}, device={:?})",
+            slf.get_type().name()?,
+            this.source,
+            this.n_envs(),
+            this.seed,
+            this.device()
+        ))
     }
 }
 
@@ -240,10 +203,11 @@ fn interruptible<T: Send>(
 
 /// Writes the corpus of `(preset, seed, generation)` into the new directory `out` and returns
 /// its manifest (a dict). Envs `0..n_envs`, or the shard `env_range = (a, b)` (then `n_envs`
-/// may be omitted). The same arguments write the same bytes as `trackgen generate`. Ctrl-C
-/// stops it between chunks with KeyboardInterrupt and leaves nothing at `out`.
+/// may be omitted). The same arguments write the same bytes as `trackgen generate`, on every
+/// `device` (`"cpu"`, `"emulated"`, `"cuda[:N]"`). Ctrl-C stops it between chunks with
+/// KeyboardInterrupt and leaves nothing at `out`.
 #[pyfunction]
-#[pyo3(signature = (out, preset = None, n_envs = None, *, seed = 0, generation = 0, env_range = None, chunk_envs = 4096, threads = None))]
+#[pyo3(signature = (out, preset = None, n_envs = None, *, seed = 0, generation = 0, env_range = None, chunk_envs = 4096, threads = None, device = "cpu"))]
 #[allow(clippy::too_many_arguments)] // The keyword arguments of `trackgen generate`.
 fn write_corpus<'py>(
     py: Python<'py>,
@@ -255,6 +219,7 @@ fn write_corpus<'py>(
     env_range: Option<(u64, u64)>,
     chunk_envs: usize,
     threads: Option<usize>,
+    device: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let preset = match preset {
         Some(p) => preset_arg(p)?,
@@ -277,15 +242,17 @@ fn write_corpus<'py>(
         }
     };
     let launch = launch(threads)?;
+    let device = device_arg(device)?;
     let manifest = interruptible(py, |poll| {
-        trackgen::corpus::write_corpus(
+        trackgen::corpus::write_corpus_with(
             &out,
             &preset,
             seed,
             generation,
             range,
             chunk_envs,
-            launch,
+            &trackgen::corpus::CorpusExtras::default(),
+            Backend::new(device, launch)?,
             // The last report comes after the rename: a complete corpus is not interrupted.
             &mut |p| {
                 if p.done_envs < p.total_envs {
@@ -293,6 +260,29 @@ fn write_corpus<'py>(
                 }
             },
         )
+    })?;
+    json_to_py(py, &manifest)
+}
+
+/// Merges shard corpora (`write_corpus(..., env_range=...)` outputs of one preset, seed and
+/// generation; any order) into the new corpus directory `out` and returns its manifest (a dict),
+/// as `trackgen merge`: byte-identical to writing the whole range at once. ValueError naming the
+/// shard when shards disagree or leave a gap or an overlap; nothing is left at `out` on error or
+/// Ctrl-C (KeyboardInterrupt, checked between chunks of `chunk_rows` rows).
+#[pyfunction]
+#[pyo3(signature = (out, shards, *, chunk_rows = 4096))]
+fn merge_corpora<'py>(
+    py: Python<'py>,
+    out: PathBuf,
+    shards: Vec<PathBuf>,
+    chunk_rows: u64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let manifest = interruptible(py, |poll| {
+        trackgen::corpus::merge_corpora(&out, &shards, chunk_rows, &mut |p| {
+            if p.done_envs < p.total_envs {
+                poll()
+            }
+        })
     })?;
     json_to_py(py, &manifest)
 }
@@ -588,9 +578,9 @@ impl Scenes {
 /// Adds this module's classes and functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Pipeline>()?;
-    m.add_class::<GatePipeline>()?;
     m.add_class::<Corpus>()?;
     m.add_class::<Scenes>()?;
     m.add_function(wrap_pyfunction!(write_corpus, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_corpora, m)?)?;
     Ok(())
 }

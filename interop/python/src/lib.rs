@@ -129,6 +129,16 @@ pub(crate) fn launch(threads: Option<usize>) -> PyResult<trackgen::exec::Launch>
     trackgen::exec::Launch::for_threads(threads).py_err()
 }
 
+/// The device of a `device` argument: `"cpu"`, `"emulated"`, `"cuda"` or `"cuda:N"`
+/// (ValueError naming the argument otherwise).
+pub(crate) fn device_arg(device: &str) -> PyResult<trackgen::exec::plan::Device> {
+    device.parse().map_err(|_| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "device = {device:?}: expected \"cpu\", \"emulated\", \"cuda\" or \"cuda:N\""
+        ))
+    })
+}
+
 /// The built-in course presets' names.
 #[pyfunction]
 fn presets() -> Vec<&'static str> {

@@ -1,5 +1,5 @@
-//! The corpus commands: `generate` (a corpus of tracks or gate courses) and `preview` (a PNG
-//! contact sheet of its first envs).
+//! The corpus commands: `generate` (a corpus of tracks or gate courses), `merge` (shards into
+//! one corpus) and `preview` (a PNG contact sheet of its first envs).
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use trackgen::atomic::TempPath;
 use trackgen::corpus::{
-    corpus_bytes, extras_bytes, write_corpus_with, Corpus, CorpusExtras, DEFAULT_CHUNK_ENVS,
-    MANIFEST_FILE,
+    corpus_bytes, extras_bytes, merge_corpora, write_corpus_with, Corpus, CorpusExtras,
+    DEFAULT_CHUNK_ENVS, DEFAULT_MERGE_ROWS, MANIFEST_FILE,
 };
 use trackgen::course::{HeightfieldConfig, PropConfig, PropKind, Side};
 use trackgen::exec::plan::{Backend, Device};
@@ -98,6 +98,72 @@ pub struct PreviewArgs {
     /// Side of each cell, pixels.
     #[arg(long, default_value_t = 256, value_name = "PX")]
     pub cell: u32,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// Shard corpus directories, in any order: their env ranges must tile one range without gap
+    /// or overlap, and they must share preset, seed, generation and optional arrays.
+    #[arg(required = true, value_name = "SHARD")]
+    pub shards: Vec<PathBuf>,
+    /// Output directory of the merged corpus; must not exist.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Rows copied at a time (memory is one chunk of rows).
+    #[arg(long, default_value_t = DEFAULT_MERGE_ROWS, value_name = "N")]
+    pub chunk_rows: u64,
+    /// Skip the check that the output's file system has room for the corpus.
+    #[arg(long)]
+    pub no_space_check: bool,
+}
+
+/// Runs `trackgen merge`.
+pub fn merge(args: MergeArgs) -> Result<()> {
+    if args.chunk_rows == 0 {
+        return Err(Error::Invalid("--chunk-rows 0: expected at least 1".into()));
+    }
+    let inputs: Vec<&Path> = args.shards.iter().map(PathBuf::as_path).collect();
+    check_output("--out", &args.out, &inputs, false)?;
+    let mut total = 0u64;
+    let mut row_bytes = 0u128;
+    for dir in &args.shards {
+        let m = Corpus::open(dir)?.manifest().clone();
+        total += m.n_envs();
+        row_bytes = row_bytes.max(u128::from(bytes_written(&m)) / u128::from(m.n_envs().max(1)));
+    }
+    check_memory(
+        &format!("--chunk-rows {}", args.chunk_rows),
+        Some(row_bytes * u128::from(args.chunk_rows.min(total)) * 2),
+    )?;
+    if !args.no_space_check {
+        check_space(
+            &format!("merge of {total} envs"),
+            &args.out,
+            row_bytes * u128::from(total),
+            "--no-space-check",
+        )?;
+    }
+    let started = Instant::now();
+    let mut bar = Progress::new(total, "envs");
+    let mut last = trackgen::corpus::Progress::default();
+    let merged = merge_corpora(&args.out, &args.shards, args.chunk_rows, &mut |p| {
+        last = *p;
+        bar.update(p.done_envs);
+    });
+    bar.finish();
+    let manifest = merged?;
+    let [a, b] = manifest.env_range;
+    emit(&format!(
+        "merged {} shards into {} (envs {a}..{b}): valid {:.4}; {:.2} s: verifying, reading and \
+         statistics {:.2} s, writing {:.2} s ({:.0} MB/s, fsync included)\n",
+        args.shards.len(),
+        args.out.display(),
+        manifest.stats.valid_fraction,
+        started.elapsed().as_secs_f64(),
+        last.generate_s,
+        last.write_s,
+        bytes_written(&manifest) as f64 / 1e6 / last.write_s.max(1e-9),
+    ))
 }
 
 /// Runs `trackgen generate`.

@@ -47,6 +47,9 @@ enum Command {
     Export(export::ExportArgs),
     /// Draw the first tracks (or gate courses) of a corpus as a PNG contact sheet.
     Preview(corpus::PreviewArgs),
+    /// Merge corpus shards (`generate --env-range` outputs of one preset, seed and generation)
+    /// into one corpus, byte-identical to generating the whole range in one run.
+    Merge(corpus::MergeArgs),
     /// Time the pipeline per preset, thread count and batch size; print a table.
     Bench(bench::BenchArgs),
     /// Print the shape statistics of a track corpus (length, length over half width, absolute
@@ -131,6 +134,7 @@ fn main() -> ExitCode {
         Command::Generate(a) => corpus::generate(a),
         Command::Export(a) => export::export(a),
         Command::Preview(a) => corpus::preview(a),
+        Command::Merge(a) => corpus::merge(a),
         Command::Bench(a) => bench::bench(a),
         Command::Stats(a) => stats::stats(a),
         Command::BenchCourse(a) => bench::bench_course(a),

@@ -18,16 +18,31 @@ from ._trackgen import (
     Array,
     Corpus,
     Course,
-    GatePipeline,
     Pipeline,
     Preset,
     ScenePrimitives,
     Scenes,
     __version__,
+    merge_corpora,
     presets,
     scene_presets,
     write_corpus,
 )
+
+
+class GatePipeline(Pipeline):
+    """The batched gate-course pipeline (a preset with a `[gates]` section) and its batch: a
+    `Pipeline` of gate courses, the same implementation (`trackgen::course::Courses`).
+
+    `arrays`: `pos [E, G, 3]`, `quat [E, G, 4]` (`[x, y, z, w]`), `size [E, G, 2]`, `count`,
+    `valid`, `attempts`, `generation` `[E]`, and `thickness_m`; `n_max` is `G`.
+    `GatePipeline(preset, n_envs, *, seed=0, generation=0, env_base=0, threads=None, device="cpu")`.
+    """
+
+    __slots__ = ()
+    __module__ = "trackgen"
+    _gates = True
+
 
 __all__ = [
     "Array",
@@ -39,6 +54,7 @@ __all__ = [
     "ScenePrimitives",
     "Scenes",
     "__version__",
+    "merge_corpora",
     "presets",
     "scene_presets",
     "write_corpus",

@@ -1,7 +1,7 @@
 """Type stubs of the trackgen Python module (the Rust extension `trackgen._trackgen`)."""
 
 import os
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -64,6 +64,8 @@ _PresetArg = Union[Preset, str]
 def presets() -> List[str]: ...
 def scene_presets() -> List[str]: ...
 
+_Device = str  # "cpu", "emulated", "cuda" or "cuda:N"
+
 class Pipeline:
     """The batched track pipeline and its batch; `arrays` are zero-copy views written in place."""
 
@@ -76,20 +78,24 @@ class Pipeline:
         generation: int = 0,
         env_base: int = 0,
         threads: Optional[int] = None,
+        device: _Device = "cpu",
     ) -> None: ...
     def generate(self, generation: int = 0) -> None: ...
     def regenerate(self, mask: _ArrayLike, advance: bool = True) -> None: ...
     @property
-    def arrays(self) -> Dict[str, Array]: ...
+    def arrays(self) -> Dict[str, Union[Array, float]]: ...
     @property
     def n_envs(self) -> int: ...
     @property
     def n_max(self) -> int: ...
     @property
     def seed(self) -> int: ...
+    @property
+    def device(self) -> str: ...
 
-class GatePipeline:
-    """The batched gate-course pipeline (a preset with a `[gates]` section) and its batch."""
+class GatePipeline(Pipeline):
+    """The batched gate-course pipeline (a preset with a `[gates]` section) and its batch: a
+    `Pipeline` of gate courses (`n_max` is `G`, the gates per env)."""
 
     def __init__(
         self,
@@ -100,13 +106,8 @@ class GatePipeline:
         generation: int = 0,
         env_base: int = 0,
         threads: Optional[int] = None,
+        device: _Device = "cpu",
     ) -> None: ...
-    def generate(self, generation: int = 0) -> None: ...
-    def regenerate(self, mask: _ArrayLike, advance: bool = True) -> None: ...
-    @property
-    def arrays(self) -> Dict[str, Union[Array, float]]: ...
-    @property
-    def n_envs(self) -> int: ...
 
 class Course:
     """A batch of courses and the sim-time signals to race them."""
@@ -126,6 +127,7 @@ class Course:
         relocalize_m: Optional[float] = None,
         footprint_half_extents_m: Tuple[float, float] = (0.0, 0.0),
         wrong_way_tolerance_m: float = 0.0,
+        device: _Device = "cpu",
     ) -> None: ...
     def bind(
         self,
@@ -166,6 +168,8 @@ class Course:
     def seed(self) -> int: ...
     @property
     def preset(self) -> Preset: ...
+    @property
+    def device(self) -> str: ...
 
 def write_corpus(
     out: _Path,
@@ -177,6 +181,10 @@ def write_corpus(
     env_range: Optional[Tuple[int, int]] = None,
     chunk_envs: int = 4096,
     threads: Optional[int] = None,
+    device: _Device = "cpu",
+) -> Dict[str, Any]: ...
+def merge_corpora(
+    out: _Path, shards: Sequence[_Path], *, chunk_rows: int = 4096
 ) -> Dict[str, Any]: ...
 
 class Corpus:
