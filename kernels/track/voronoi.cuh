@@ -4,8 +4,8 @@
 // Sites in a disc → exact cells (the 16-gon clipped by bisector half-planes, edges labelled with
 // the site across) of the sites a region takes, grown from the site nearest the centre through
 // shared edges at least radius / 8 long → the region's outer boundary walked counter-clockwise
-// across selected cells, split into steps → three box-filter passes, centred and
-// counter-clockwise. See the Rust module for the method and its bounds.
+// across selected cells, resampled evenly → its turning smoothed by three box-filter passes and
+// the curve rebuilt, closed, centred and counter-clockwise. See the Rust module for the method and its bounds.
 #ifndef TG_TRACK_VORONOI_CUH
 #define TG_TRACK_VORONOI_CUH
 
@@ -269,11 +269,11 @@ TG_HD inline bool tg_voronoi_boundary(const tg_voronoi_region* r, tg_u32 l) {
 }
 
 // Walks the region's outer boundary from the lowest start vertex of a boundary edge (then the
-// leftmost, then the first in slot and edge order), writing each boundary edge as equal steps of
-// at most step_m into `curve`. Returns the number of points, or 0 when the walk fails or the
-// outline exceeds max_points.
+// leftmost, then the first in slot and edge order), writing the start vertex of each boundary
+// edge at least TINY_EDGE2 long into `poly` (capacity cap). Returns the number of vertices, or 0
+// when the walk fails or the outline has more than cap vertices.
 TG_HD inline tg_u32 tg_voronoi_trace(const tg_voronoi_dims* d, const tg_voronoi_region* r,
-                                     tg_u32 k, tg_vec2* curve) {
+                                     tg_u32 k, tg_vec2* poly, tg_u32 cap) {
     tg_u32 mv = d->max_verts;
     const tg_vec2* verts = r->verts + mv;
     const tg_u32* labels = r->labels + mv;
@@ -308,18 +308,12 @@ TG_HD inline tg_u32 tg_voronoi_trace(const tg_voronoi_dims* d, const tg_voronoi_
         tg_vec2 p1 = verts[a * mv + (e + 1u) % ca];
         float dx = p1.x - p0.x;
         float dy = p1.y - p0.y;
-        float len2 = dx * dx + dy * dy;
-        if (len2 >= TG_VORONOI_TINY_EDGE2) {
-            tg_u32 parts = tg_f32_to_u32(ceilf(sqrtf(len2) / d->step_m));
-            parts = parts > 1u ? parts : 1u;
-            if (written + parts > d->max_points) {
+        if (dx * dx + dy * dy >= TG_VORONOI_TINY_EDGE2) {
+            if (written == cap) {
                 return 0u;
             }
-            for (tg_u32 t = 0u; t < parts; ++t) {
-                float f = (float)t / (float)parts;
-                curve[written] = tg_v2(p0.x + dx * f, p0.y + dy * f);
-                written += 1u;
-            }
+            poly[written] = p0;
+            written += 1u;
         }
         // The next boundary edge around the end vertex: cross into selected cells.
         e = (e + 1u) % ca;
@@ -352,19 +346,102 @@ TG_HD inline tg_u32 tg_voronoi_trace(const tg_voronoi_dims* d, const tg_voronoi_
     return 0u;
 }
 
-// One pass of the cyclic box filter of half-width `half` (< m), summed in a fixed order.
-TG_HD inline void tg_voronoi_box_filter(const tg_vec2* src, tg_u32 m, tg_u32 half, tg_vec2* dst) {
-    float w = 1.0f / (float)(2u * half + 1u);
-    for (tg_u32 i = 0u; i < m; ++i) {
-        float sx = src[i].x;
-        float sy = src[i].y;
-        for (tg_u32 o = 1u; o <= half; ++o) {
-            tg_vec2 a = src[(i + m - o) % m];
-            tg_vec2 b = src[(i + o) % m];
-            sx += a.x + b.x;
-            sy += a.y + b.y;
+// Resamples the closed polygon (n vertices) at m = ceil(length / step_m) points evenly spaced
+// along it into `out` (capacity cap); returns m, or 0 when m is below 3 or above cap.
+TG_HD inline tg_u32 tg_voronoi_resample(const tg_voronoi_dims* d, const tg_vec2* poly, tg_u32 n,
+                                        tg_vec2* out, tg_u32 cap) {
+    if (n < 3u) {
+        return 0u;
+    }
+    float length = 0.0f;
+    for (tg_u32 i = 0u; i < n; ++i) {
+        tg_vec2 q = poly[(i + 1u) % n];
+        float dx = q.x - poly[i].x;
+        float dy = q.y - poly[i].y;
+        length += sqrtf(dx * dx + dy * dy);
+    }
+    tg_u32 m = tg_f32_to_u32(ceilf(length / d->step_m));
+    if (m < 3u || m > cap) {
+        return 0u;
+    }
+    float h = length / (float)m;
+    tg_u32 i = 0u;
+    float s0 = 0.0f;
+    float dx = poly[1].x - poly[0].x;
+    float dy = poly[1].y - poly[0].y;
+    float len = sqrtf(dx * dx + dy * dy);
+    for (tg_u32 j = 0u; j < m; ++j) {
+        float s = (float)j * h;
+        while (s >= s0 + len && i + 1u < n) {
+            s0 += len;
+            i += 1u;
+            tg_vec2 q = poly[(i + 1u) % n];
+            dx = q.x - poly[i].x;
+            dy = q.y - poly[i].y;
+            len = sqrtf(dx * dx + dy * dy);
         }
-        dst[i] = tg_v2(sx * w, sy * w);
+        float f = (s - s0) / len;
+        f = f < 1.0f ? f : 1.0f;
+        out[j] = tg_v2(poly[i].x + dx * f, poly[i].y + dy * f);
+    }
+    return m;
+}
+
+// One pass of the cyclic box filter of half-width `half` (2 · half < m) over scalars, as a
+// running sum: the first window summed in a fixed order, then one sample added and one removed
+// per step.
+TG_HD inline void tg_voronoi_box_filter(const float* src, tg_u32 m, tg_u32 half, float* dst) {
+    float w = 1.0f / (float)(2u * half + 1u);
+    float sum = src[0];
+    for (tg_u32 o = 1u; o <= half; ++o) {
+        sum += src[m - o] + src[o];
+    }
+    for (tg_u32 i = 0u; i < m; ++i) {
+        dst[i] = sum * w;
+        tg_u32 add = i + half + 1u < m ? i + half + 1u : i + half + 1u - m;
+        tg_u32 remove = i >= half ? i - half : i + m - half;
+        sum += src[add] - src[remove];
+    }
+}
+
+// Smooths the closed curve (m evenly spaced points) through its turning (Rust `smooth_turning`):
+// the turning angles between consecutive chords are filtered by three box passes through `turn`
+// and `tmp`, the curve is rebuilt from the first point and the first chord's heading with the
+// mean chord length, and the closing gap is removed linearly in the point index.
+TG_HD inline void tg_voronoi_smooth_turning(tg_vec2* pts, tg_u32 m, tg_u32 half, float* turn,
+                                            float* tmp) {
+    float length = 0.0f;
+    for (tg_u32 i = 0u; i < m; ++i) {
+        tg_vec2 a = pts[(i + m - 1u) % m];
+        tg_vec2 p = pts[i];
+        tg_vec2 b = pts[(i + 1u) % m];
+        float ux = p.x - a.x;
+        float uy = p.y - a.y;
+        float vx = b.x - p.x;
+        float vy = b.y - p.y;
+        turn[i] = tg_atan2(ux * vy - uy * vx, ux * vx + uy * vy);
+        length += sqrtf(vx * vx + vy * vy);
+    }
+    float h = length / (float)m;
+    tg_vec2 start = pts[0];
+    float heading = tg_atan2(pts[1].y - start.y, pts[1].x - start.x);
+    tg_voronoi_box_filter(turn, m, half, tmp);
+    tg_voronoi_box_filter(tmp, m, half, turn);
+    tg_voronoi_box_filter(turn, m, half, tmp);
+    tg_vec2 p = start;
+    for (tg_u32 i = 0u; i < m; ++i) {
+        if (i > 0u) {
+            heading += tmp[i];
+        }
+        pts[i] = p;
+        tg_f32x2 sc = tg_sin_cos(heading);
+        p = tg_v2(p.x + h * sc.b, p.y + h * sc.a);
+    }
+    float gx = p.x - start.x;
+    float gy = p.y - start.y;
+    for (tg_u32 i = 0u; i < m; ++i) {
+        float f = (float)i / (float)m;
+        pts[i] = tg_v2(pts[i].x - gx * f, pts[i].y - gy * f);
     }
 }
 
@@ -392,7 +469,8 @@ TG_HD inline void tg_voronoi_finish(tg_vec2* curve, tg_u32 m) {
 
 // One env's outline into `out` (at least max_points slots); returns the number of points.
 // `scratch` / `scratch_u32` are the env's generator scratch, laid out as the Rust stage's:
-// f32 sites (2n), cell vertices (2 · (slots + 1) · max_verts), the outline (2 · max_points);
+// f32 sites (2n), cell vertices (2 · (slots + 1) · max_verts), the boundary polygon (2 ·
+// max_points; later the turning angles and their temporary, max_points each);
 // u32 site states (n), site slots (n), slot sites (slots), slot vertex counts (slots), cell edge
 // labels ((slots + 1) · max_verts).
 TG_HD inline tg_u32 tg_voronoi_lane(const tg_voronoi_params* p, tg_rng* rng, float* scratch,
@@ -405,7 +483,7 @@ TG_HD inline tg_u32 tg_voronoi_lane(const tg_voronoi_params* p, tg_rng* rng, flo
     tg_vec2* sites = (tg_vec2*)scratch;
     tg_voronoi_region r;
     r.verts = (tg_vec2*)(scratch + 2u * n);
-    tg_vec2* curve = r.verts + (d.slots + 1u) * d.max_verts;
+    float* words = scratch + 2u * n + 2u * (d.slots + 1u) * d.max_verts;
     r.state = scratch_u32;
     r.slot_of = r.state + n;
     r.slot_site = r.slot_of + n;
@@ -418,17 +496,18 @@ TG_HD inline tg_u32 tg_voronoi_lane(const tg_voronoi_params* p, tg_rng* rng, flo
     if (k == 0u) {
         return 0u;
     }
-    tg_u32 m = tg_voronoi_trace(&d, &r, k, curve);
-    if (m < 3u) {
+    // The boundary polygon, then (once resampled) the turning angles and their temporary.
+    tg_vec2* poly = (tg_vec2*)words;
+    tg_u32 n_poly = tg_voronoi_trace(&d, &r, k, poly, d.max_points);
+    tg_u32 m = tg_voronoi_resample(&d, poly, n_poly, out, d.max_points);
+    if (m == 0u) {
         return 0u;
     }
     tg_u32 half = tg_voronoi_box_half(p, &d);
     if ((m - 1u) / 2u < half) {
         half = (m - 1u) / 2u;
     }
-    tg_voronoi_box_filter(curve, m, half, out);
-    tg_voronoi_box_filter(out, m, half, curve);
-    tg_voronoi_box_filter(curve, m, half, out);
+    tg_voronoi_smooth_turning(out, m, half, words, words + d.max_points);
     tg_voronoi_finish(out, m);
     return m;
 }
