@@ -387,6 +387,19 @@ TG_HD inline tg_u32 tg_voronoi_resample(const tg_voronoi_dims* d, const tg_vec2*
     return m;
 }
 
+// (sin x, cos x) as .a, .b: Taylor polynomials for |x| <= 0.25, tg_sin_cos otherwise (Rust
+// `small_sin_cos`).
+TG_HD inline tg_f32x2 tg_voronoi_small_sin_cos(float x) {
+    if (fabsf(x) > 0.25f) {
+        return tg_sin_cos(x);
+    }
+    float x2 = x * x;
+    tg_f32x2 r;
+    r.a = x * (1.0f - x2 / 6.0f * (1.0f - x2 / 20.0f * (1.0f - x2 / 42.0f)));
+    r.b = 1.0f - x2 / 2.0f * (1.0f - x2 / 12.0f * (1.0f - x2 / 30.0f));
+    return r;
+}
+
 // One pass of the cyclic box filter of half-width `half` (2 · half < m) over scalars, as a
 // running sum: the first window summed in a fixed order, then one sample added and one removed
 // per step.
@@ -428,14 +441,20 @@ TG_HD inline void tg_voronoi_smooth_turning(tg_vec2* pts, tg_u32 m, tg_u32 half,
     tg_voronoi_box_filter(turn, m, half, tmp);
     tg_voronoi_box_filter(tmp, m, half, turn);
     tg_voronoi_box_filter(turn, m, half, tmp);
+    // The heading's direction, rotated by each smoothed turn.
+    tg_f32x2 sc = tg_sin_cos(heading);
+    float s = sc.a;
+    float c = sc.b;
     tg_vec2 p = start;
     for (tg_u32 i = 0u; i < m; ++i) {
         if (i > 0u) {
-            heading += tmp[i];
+            tg_f32x2 d = tg_voronoi_small_sin_cos(tmp[i]);
+            float c2 = c * d.b - s * d.a;
+            s = s * d.b + c * d.a;
+            c = c2;
         }
         pts[i] = p;
-        tg_f32x2 sc = tg_sin_cos(heading);
-        p = tg_v2(p.x + h * sc.b, p.y + h * sc.a);
+        p = tg_v2(p.x + h * c, p.y + h * s);
     }
     float gx = p.x - start.x;
     float gy = p.y - start.y;

@@ -1,34 +1,42 @@
 //! The Voronoi generator: the outline of a connected union of Voronoi cells.
 //!
 //! 1. **Sites.** `n_sites` points uniform in the disc of radius `radius_m`.
-//! 2. **Cells.** The Voronoi cell of a site is computed exactly (in `f32`) by clipping the
-//!    regular 16-gon circumscribed about the disc with the bisector half-plane of every other
-//!    site, in site order (Sutherland–Hodgman on a convex polygon). Each edge of a cell keeps
-//!    the label of the site across it, or [`OUTSIDE`] on the 16-gon. A cell has at most
-//!    `16 + n_sites` vertices. Cells are computed only for the sites the region takes.
+//! 2. **Cells.** The Voronoi cell of a site is computed exactly (in `f32`, no raster) by clipping
+//!    the regular 16-gon circumscribed about the disc with the bisector half-plane of every other
+//!    site, in site order (Sutherland–Hodgman on a convex polygon). Each cell edge keeps the label
+//!    of the site across it, or [`OUTSIDE`] on the 16-gon. A cell has at most `16 + n_sites`
+//!    vertices (each clip adds at most one). Cells are computed only for the sites the region
+//!    takes, each once.
 //! 3. **Region.** Starting from the site nearest the centre, `n_cells − 1` times one cell
 //!    adjacent to the region is added, chosen uniformly (in site order) by the lane's stream.
-//!    Two cells are adjacent when they share an edge at least `radius_m / 8` long (the width of
-//!    the necks the raster version's morphological opening removed is of that order), so the
-//!    region never grows through a narrow neck.
+//!    Two cells are adjacent when they share an edge at least `radius_m / 8` long, so the region
+//!    never grows through a neck narrower than that (the raster version cut such necks with a
+//!    morphological opening of about that scale).
 //! 4. **Outline.** The region's outer boundary is walked counter-clockwise (interior on the
-//!    left) from the lowest boundary vertex: along a selected cell's edges while the cell
-//!    across is not selected; at an edge shared with a selected cell the walk crosses into that
-//!    cell and continues after its matching edge. Holes (unselected cells enclosed by the
-//!    region) are thereby filled. Each boundary edge is split into equal steps no longer than
-//!    `2 · radius_m / grid` and 2.5 m (the raster version's output spacing; `grid` keeps only
-//!    this meaning).
-//! 5. **Smoothing.** Three passes of a cyclic box filter over the points (a discrete Gaussian of
-//!    standard deviation ≈ `radius_m / 8` along the outline) round the corners (a corner of
-//!    turning angle θ ends with a radius of about 2.5 σ / θ); the curve is then centred on its
-//!    point mean and made counter-clockwise.
+//!    left) from the lowest boundary vertex: along a selected cell's edges while the cell across
+//!    is not selected; at an edge shared with a selected cell the walk crosses into that cell and
+//!    continues after its matching edge. Holes (unselected cells enclosed by the region) are
+//!    thereby filled. The boundary polygon is resampled at `⌈length / step⌉` points evenly spaced
+//!    along it, with `step` at most `2 · radius_m / grid` and 2.5 m (the raster version's output
+//!    spacing; `grid` keeps only this meaning).
+//! 5. **Smoothing.** The turning angles between consecutive chords are smoothed by three passes
+//!    of a cyclic box filter (a discrete Gaussian of standard deviation ≈ `radius_m / 8` along
+//!    the outline) and the curve is rebuilt from them with the mean chord length, starting at the
+//!    first point along the first chord; the gap the rebuilt curve leaves at its end is removed
+//!    linearly along it. A corner of turning angle θ becomes an arc-like turn of radius about
+//!    2.5 σ / θ (≥ 15 m for θ ≤ π at the default scale) while straight edges stay straight and
+//!    the length is kept — smoothing the points instead would pinch sharp corners (the speed
+//!    along the curve falls as cos(θ/2) at a corner, so its radius falls with cos²(θ/2)). The
+//!    curve is then centred on its point mean and made counter-clockwise.
 //!
 //! The scale `radius_m / 8` (15 m at the default 120 m) assumes the preset's usual ratio of
-//! scale to minimum turn radius (10:1). An attempt writes no points (so the pipeline retries
-//! on a fresh stream) when the walk finds a shared edge in one cell but not in the other
-//! (possible only for edges a few ulps long), when a clipped polygon would exceed its
-//! capacity, or when the outline is longer than `16 · radius_m`. Every loop is bounded by
-//! the site count, the cell capacity or [`Stage::max_points`].
+//! scale to minimum turn radius (10:1). An attempt writes no points (so the pipeline retries on a
+//! fresh stream) when the walk finds a shared edge in one cell but not in the other (possible
+//! only for edges a few ulps long), when a clipped polygon would exceed its capacity, or when
+//! the boundary has more than [`Stage::max_points`] vertices or the resampled outline more than
+//! [`Stage::max_points`] points (`8 · grid · ⌈pixel / 2.5 m⌉` with `pixel = 2 · radius_m / grid`,
+//! an outline of `16 · radius_m`). Every loop is bounded by the site count, the cell capacity or
+//! [`Stage::max_points`].
 
 use bytemuck::{Pod, Zeroable};
 
@@ -483,14 +491,17 @@ fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f3
     box_filter_scalar(&turn[..m], half, &mut tmp[..m]);
     box_filter_scalar(&tmp[..m], half, &mut turn[..m]);
     box_filter_scalar(&turn[..m], half, &mut tmp[..m]);
-    let mut heading = heading0;
+    // The heading's direction, rotated by each smoothed turn.
+    let (mut s, mut c) = sin_cos(heading0);
     let mut p = start;
     for (i, q) in pts.iter_mut().enumerate() {
         if i > 0 {
-            heading += tmp[i];
+            let (ds, dc) = small_sin_cos(tmp[i]);
+            let c2 = c * dc - s * ds;
+            s = s * dc + c * ds;
+            c = c2;
         }
         *q = p;
-        let (s, c) = sin_cos(heading);
         p = Vec2::new(p[0] + h * c, p[1] + h * s);
     }
     let (gx, gy) = (p[0] - start[0], p[1] - start[1]);
@@ -498,6 +509,18 @@ fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f3
         let f = i as f32 / m as f32;
         *q = Vec2::new(q[0] - gx * f, q[1] - gy * f);
     }
+}
+
+/// `(sin x, cos x)`: Taylor polynomials (errors below 1e-9) for `|x| ≤ 0.25`, the smoothed
+/// turns' usual size, and [`sin_cos`] otherwise.
+fn small_sin_cos(x: f32) -> (f32, f32) {
+    if x.abs() > 0.25 {
+        return sin_cos(x);
+    }
+    let x2 = x * x;
+    let s = x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0)));
+    let c = 1.0 - x2 / 2.0 * (1.0 - x2 / 12.0 * (1.0 - x2 / 30.0));
+    (s, c)
 }
 
 /// One pass of the cyclic box filter of half-width `half` (`2 · half < src.len()`) over
@@ -917,8 +940,9 @@ pub(super) mod tests {
         let pts = trace_of(&v, &sites, &all);
         check_loop(&pts, 2.0 * v.radius_m).unwrap();
         let r = v.radius_m * CLIP_SEC;
-        assert!(pts.iter().all(|p| (p.length() - r).abs() < 1e-3 * r
-            || (p.length() > 0.98 * r && p.length() < r)));
+        assert!(pts.iter().all(
+            |p| (p.length() - r).abs() < 1e-3 * r || (p.length() > 0.98 * r && p.length() < r)
+        ));
         let len: f64 = (0..pts.len())
             .map(|i| {
                 let (a, b) = (pts[i], pts[(i + 1) % pts.len()]);
@@ -974,45 +998,6 @@ pub(super) mod tests {
                 assert!(linked, "env {env}: cell {later}");
             }
             assert_eq!(r.state.iter().filter(|&&s| s == SELECTED).count(), k);
-        }
-    }
-}
-#[cfg(test)]
-mod dump {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn dump_outlines() {
-        use std::io::Write;
-        let v = Voronoi { n_sites: 24, n_cells: 6, grid: 48, radius_m: 120.0 };
-        let mut f = std::fs::File::create("/tmp/vor_raw.txt").unwrap();
-        let n = v.n_sites;
-        let slots = v.slots();
-        let mv = v.max_verts();
-        for env in 0..300 {
-            let mut sites = vec![Vec2::ZERO; n];
-            let mut verts = vec![Vec2::ZERO; (slots + 1) * mv];
-            let mut u32s = vec![0u32; v.scratch_u32_len()];
-            let mut curve = vec![Vec2::ZERO; v.max_points()];
-            let mut rng = LaneRng::new(0, env, 0, crate::rng::stream::GENERATE);
-            let (state, rest) = u32s.split_at_mut(n);
-            let (slot_of, rest) = rest.split_at_mut(n);
-            let (slot_site, rest) = rest.split_at_mut(slots);
-            let (counts, rest) = rest.split_at_mut(slots);
-            let labels = &mut rest[..(slots + 1) * mv];
-            draw_sites(&mut rng, v.radius_m, &mut sites);
-            let seed = nearest_to_origin(&sites);
-            let mut r = Region { state, slot_of, slot_site, counts, verts: &mut verts, labels };
-            let k = v.grow_region(&mut rng, &sites, seed, &mut r).unwrap();
-            let nv = v.trace(&r, k, &mut curve);
-            let mut out = vec![Vec2::ZERO; v.max_points()];
-            let m = v.resample(&curve[..nv], &mut out);
-            let mut t = vec![0.0; m];
-            let mut t2 = vec![0.0; m];
-            smooth_turning(&mut out[..m], v.box_half().min((m - 1) / 2), &mut t, &mut t2);
-            finish(&mut out[..m]);
-            let line: Vec<String> = out[..m].iter().map(|p| format!("{} {}", p[0], p[1])).collect();
-            writeln!(f, "{}", line.join(" ")).unwrap();
         }
     }
 }
