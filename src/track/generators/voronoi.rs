@@ -54,8 +54,8 @@ pub struct Voronoi {
     pub n_sites: usize,
     /// Cells merged into the region.
     pub n_cells: usize,
-    /// Outline resolution: boundary edges are split into steps of at most `2 · radius_m / grid`
-    /// (and 2.5 m).
+    /// Outline resolution: the boundary is resampled at steps of at most `2 · radius_m / grid`
+    /// and 2.5 m.
     pub grid: usize,
     /// Radius of the disc the sites are drawn in, metres.
     pub radius_m: f32,
@@ -77,7 +77,7 @@ const MAX_STEP_M: f32 = 2.5;
 const SMOOTH_FRAC: f32 = 1.0 / 8.0;
 /// Shortest shared edge through which the region grows, as a fraction of `radius_m`.
 const NECK_FRAC: f32 = 1.0 / 8.0;
-/// Boundary edges shorter than this (squared, m²) write no points.
+/// Boundary edges shorter than this (squared, m²) are left out of the boundary polygon.
 const TINY_EDGE2: f32 = 1.0e-6;
 
 /// Sides of the clip polygon, a regular polygon circumscribed about the sites' disc.
@@ -129,15 +129,15 @@ const FREE: u32 = 0;
 const CANDIDATE: u32 = 1;
 const SELECTED: u32 = 2;
 
-/// One convex cell polygon: `count` vertices, edge `k` from vertex `k` to `k + 1` (cyclic)
-/// labelled with the site across it.
+/// One convex cell polygon's storage (its vertex count is kept beside it): edge `k` runs from
+/// vertex `k` to `k + 1` (cyclic) and is labelled with the site across it.
 struct Cell<'a> {
     verts: &'a mut [Vec2],
     labels: &'a mut [u32],
 }
 
 impl Voronoi {
-    /// Side of the (former) raster pixel, metres: the outline resolution.
+    /// `2 · radius_m / grid`, metres (the raster version's pixel): the outline resolution.
     fn pixel_m(&self) -> f32 {
         2.0 * self.radius_m / self.grid as f32
     }
