@@ -1,10 +1,11 @@
 // The Voronoi generator's lane: the bit-exact host+device twin of
 // `src/track/generators/voronoi.rs` (`Voronoi::run_lane`), with the same scratch layout.
 //
-// Sites in a disc → nearest-site pixel labels → a region grown through adjacent cells → a
-// cleaned pixel mask (closing, opening, largest component, pinches, holes; `raster.cuh`) → its
-// crack-traced outline → three box-filter passes, centred and counter-clockwise. See the Rust
-// module for the method and its bounds.
+// Sites in a disc → exact cells (the 16-gon clipped by bisector half-planes, edges labelled with
+// the site across) of the sites a region takes, grown from the site nearest the centre through
+// shared edges at least radius / 8 long → the region's outer boundary walked counter-clockwise
+// across selected cells, resampled evenly → its turning smoothed by three box-filter passes and
+// the curve rebuilt, closed, centred and counter-clockwise. See the Rust module for the method and its bounds.
 #ifndef TG_TRACK_VORONOI_CUH
 #define TG_TRACK_VORONOI_CUH
 
@@ -12,7 +13,6 @@
 #include "common/rng.cuh"
 #include "track/generate.cuh"
 #include "track/geometry.cuh"
-#include "track/raster.cuh"
 
 // `tg_track_voronoi`'s parameters: the common part, then the Rust `Voronoi` fields.
 struct tg_voronoi_params {
@@ -26,42 +26,46 @@ static_assert(sizeof(tg_voronoi_params) == 48, "tg_voronoi_params is 48 bytes");
 
 // Largest spacing between consecutive output points, metres (2.5).
 #define TG_VORONOI_MAX_STEP_M 0x1.4p+1f
-// Half-size of the morphological square and σ of the smoothing, fractions of radius_m (1/8).
-#define TG_VORONOI_MORPH_FRAC 0x1p-3f
+// σ of the smoothing and the shortest shared edge the region grows through, fractions of
+// radius_m (1/8).
 #define TG_VORONOI_SMOOTH_FRAC 0x1p-3f
-// The label of a pixel outside the clipped disc.
+#define TG_VORONOI_NECK_FRAC 0x1p-3f
+// Boundary edges shorter than this (squared, m²) write no points.
+#define TG_VORONOI_TINY_EDGE2 1.0e-6f
+// Sides of the clip polygon and its circumradius over the disc's radius (1 / cos(π/16)).
+#define TG_VORONOI_CLIP_SIDES 16u
+#define TG_VORONOI_CLIP_SEC 1.0195912f
+// The label of a cell edge on the clip polygon, and of a site without a slot.
 #define TG_VORONOI_OUTSIDE 0xffffffffu
+// Site states during the region's growth.
+#define TG_VORONOI_FREE 0u
+#define TG_VORONOI_CANDIDATE 1u
+#define TG_VORONOI_SELECTED 2u
 
 // The generator's derived sizes (Rust `Voronoi::{pixel_m, substeps, ...}`).
 struct tg_voronoi_dims {
-    float pixel_m;
-    tg_u32 substeps;
-    tg_u32 max_edges;
+    float step_m;
     tg_u32 max_points;
-    tg_u32 work_len;
+    tg_u32 max_verts;
+    tg_u32 slots;
 };
 
 TG_HD inline tg_voronoi_dims tg_voronoi_dims_of(const tg_voronoi_params* p) {
     tg_voronoi_dims d;
-    d.pixel_m = 2.0f * p->radius_m / (float)p->grid;
-    tg_u32 s = tg_f32_to_u32(ceilf(d.pixel_m / TG_VORONOI_MAX_STEP_M));
-    d.substeps = s > 1u ? s : 1u;
-    d.max_edges = 8u * p->grid;
-    d.max_points = d.max_edges * d.substeps;
-    tg_u32 area = p->grid * p->grid;
-    d.work_len = area > 2u * d.max_points ? area : 2u * d.max_points;
+    float pixel_m = 2.0f * p->radius_m / (float)p->grid;
+    tg_u32 s = tg_f32_to_u32(ceilf(pixel_m / TG_VORONOI_MAX_STEP_M));
+    s = s > 1u ? s : 1u;
+    d.step_m = pixel_m / (float)s;
+    d.max_points = 8u * p->grid * s;
+    d.max_verts = TG_VORONOI_CLIP_SIDES + p->n_sites;
+    tg_u32 slots = p->n_cells < p->n_sites ? p->n_cells : p->n_sites;
+    d.slots = slots > 1u ? slots : 1u;
     return d;
-}
-
-// Half-size of the morphological square, pixels.
-TG_HD inline tg_u32 tg_voronoi_morph_px(const tg_voronoi_params* p, const tg_voronoi_dims* d) {
-    return tg_f32_to_u32(TG_VORONOI_MORPH_FRAC * p->radius_m / d->pixel_m + 0.5f);
 }
 
 // Half-width of the box filter, points.
 TG_HD inline tg_u32 tg_voronoi_box_half(const tg_voronoi_params* p, const tg_voronoi_dims* d) {
-    float step_m = d->pixel_m / (float)d->substeps;
-    float sigma = TG_VORONOI_SMOOTH_FRAC * p->radius_m / step_m;
+    float sigma = TG_VORONOI_SMOOTH_FRAC * p->radius_m / d->step_m;
     tg_u32 h = tg_f32_to_u32(sigma);
     return h > 1u ? h : 1u;
 }
@@ -72,43 +76,6 @@ TG_HD inline void tg_voronoi_draw_sites(tg_rng* rng, float r, tg_vec2* sites, tg
         float radius = r * sqrtf(tg_rng_unit(rng));
         tg_f32x2 sc = tg_sin_cos(TG_TAU * tg_rng_unit(rng));
         sites[s] = tg_v2(radius * sc.b, radius * sc.a);
-    }
-}
-
-// The nearest-site label of every pixel (OUTSIDE outside the clipped disc); `xs` receives the
-// pixel centres' x and `best` one row of squared distances. Ties go to the lower site index.
-TG_HD inline void tg_voronoi_label_pixels(const tg_voronoi_params* p, const tg_voronoi_dims* d,
-                                          const tg_vec2* sites, float* xs, float* best,
-                                          tg_u32* labels) {
-    tg_u32 g = p->grid;
-    float h = d->pixel_m;
-    float clip = p->radius_m - 1.5f * h;
-    float clip2 = clip * clip;
-    for (tg_u32 i = 0u; i < g; ++i) {
-        xs[i] = -p->radius_m + ((float)i + 0.5f) * h;
-    }
-    for (tg_u32 j = 0u; j < g; ++j) {
-        tg_u32* row = labels + j * g;
-        float y = -p->radius_m + ((float)j + 0.5f) * h;
-        for (tg_u32 i = 0u; i < g; ++i) {
-            best[i] = tg_inf();
-        }
-        for (tg_u32 s = 0u; s < p->n_sites; ++s) {
-            float dy = y - sites[s].y;
-            float dy2 = dy * dy;
-            for (tg_u32 i = 0u; i < g; ++i) {
-                float dx = xs[i] - sites[s].x;
-                float d2 = dx * dx + dy2;
-                bool nearer = d2 < best[i];
-                best[i] = nearer ? d2 : best[i];
-                row[i] = nearer ? s : row[i];
-            }
-        }
-        for (tg_u32 i = 0u; i < g; ++i) {
-            if (xs[i] * xs[i] + y * y > clip2) {
-                row[i] = TG_VORONOI_OUTSIDE;
-            }
-        }
     }
 }
 
@@ -126,164 +93,374 @@ TG_HD inline tg_u32 tg_voronoi_nearest_to_origin(const tg_vec2* sites, tg_u32 n)
     return best;
 }
 
-TG_HD inline void tg_voronoi_link(float* adj, tg_u32 n, tg_u32 a, tg_u32 b) {
-    if (a != TG_VORONOI_OUTSIDE && b != TG_VORONOI_OUTSIDE && a != b) {
-        adj[a * n + b] = 1.0f;
-        adj[b * n + a] = 1.0f;
+// The growing region's state in the lane's scratch (Rust `Region`): per site its state and
+// slot, per slot its site and vertex count, and slots + 1 polygons of max_verts vertices and
+// edge labels (the first is the clipping temporary).
+struct tg_voronoi_region {
+    tg_u32* state;
+    tg_u32* slot_of;
+    tg_u32* slot_site;
+    tg_u32* counts;
+    tg_vec2* verts;
+    tg_u32* labels;
+};
+
+// Clips the convex polygon (verts, labels; count vertices) to the half-plane of points at least
+// as near p as q (the bisector edge labelled `label`), through (tv, tl) of capacity cap; returns
+// the new count, or cap + 1 when it would exceed the capacity.
+TG_HD inline tg_u32 tg_voronoi_clip(tg_vec2* verts, tg_u32* labels, tg_u32 count, tg_vec2 p,
+                                    tg_vec2 q, tg_u32 label, tg_vec2* tv, tg_u32* tl, tg_u32 cap) {
+    float ax = q.x - p.x;
+    float ay = q.y - p.y;
+    float mx = (p.x + q.x) * 0.5f;
+    float my = (p.y + q.y) * 0.5f;
+    bool any_out = false;
+    for (tg_u32 k = 0u; k < count; ++k) {
+        float s = (verts[k].x - mx) * ax + (verts[k].y - my) * ay;
+        if (!(s <= 0.0f)) {
+            any_out = true;
+            break;
+        }
     }
+    if (!any_out) {
+        return count;
+    }
+    tg_u32 w = 0u;
+    for (tg_u32 k = 0u; k < count; ++k) {
+        tg_vec2 u = verts[k];
+        tg_vec2 v = verts[(k + 1u) % count];
+        float su = (u.x - mx) * ax + (u.y - my) * ay;
+        float sv = (v.x - mx) * ax + (v.y - my) * ay;
+        if (su <= 0.0f) {
+            if (w == cap) {
+                return cap + 1u;
+            }
+            tv[w] = u;
+            tl[w] = labels[k];
+            w += 1u;
+            if (sv > 0.0f) {
+                float t = su / (su - sv);
+                if (w == cap) {
+                    return cap + 1u;
+                }
+                tv[w] = tg_v2(u.x + (v.x - u.x) * t, u.y + (v.y - u.y) * t);
+                tl[w] = label;
+                w += 1u;
+            }
+        } else if (sv <= 0.0f) {
+            float t = su / (su - sv);
+            if (w == cap) {
+                return cap + 1u;
+            }
+            tv[w] = tg_v2(u.x + (v.x - u.x) * t, u.y + (v.y - u.y) * t);
+            tl[w] = labels[k];
+            w += 1u;
+        }
+    }
+    for (tg_u32 k = 0u; k < w; ++k) {
+        verts[k] = tv[k];
+        labels[k] = tl[k];
+    }
+    return w;
 }
 
-// The symmetric cell adjacency matrix (1 where two cells share a pixel edge).
-TG_HD inline void tg_voronoi_adjacency(const tg_u32* labels, tg_u32 g, tg_u32 n, float* adj) {
-    for (tg_u32 q = 0u; q < n * n; ++q) {
-        adj[q] = 0.0f;
+// Selects site s into polygon slot `slot`: computes its cell (the 16-gon clipped by every other
+// site's bisector, in site order) there and marks the free sites across its edges at least
+// NECK_FRAC · radius_m long as candidates. Returns false when a polygon overflowed.
+TG_HD inline bool tg_voronoi_select(const tg_voronoi_params* p, const tg_voronoi_dims* d,
+                                    const tg_vec2* sites, tg_u32 s, tg_u32 slot,
+                                    tg_voronoi_region* r) {
+    const float clip_cos[16] = {1.0f, 0.9238795f, 0.70710677f, 0.38268343f,
+                                0.0f, -0.38268343f, -0.70710677f, -0.9238795f,
+                                -1.0f, -0.9238795f, -0.70710677f, -0.38268343f,
+                                0.0f, 0.38268343f, 0.70710677f, 0.9238795f};
+    const float clip_sin[16] = {0.0f, 0.38268343f, 0.70710677f, 0.9238795f,
+                                1.0f, 0.9238795f, 0.70710677f, 0.38268343f,
+                                0.0f, -0.38268343f, -0.70710677f, -0.9238795f,
+                                -1.0f, -0.9238795f, -0.70710677f, -0.38268343f};
+    tg_u32 mv = d->max_verts;
+    tg_vec2* tv = r->verts;
+    tg_u32* tl = r->labels;
+    tg_vec2* verts = r->verts + (slot + 1u) * mv;
+    tg_u32* labels = r->labels + (slot + 1u) * mv;
+    float rc = p->radius_m * TG_VORONOI_CLIP_SEC;
+    for (tg_u32 k = 0u; k < TG_VORONOI_CLIP_SIDES; ++k) {
+        verts[k] = tg_v2(rc * clip_cos[k], rc * clip_sin[k]);
+        labels[k] = TG_VORONOI_OUTSIDE;
     }
-    for (tg_u32 j = 0u; j < g; ++j) {
-        for (tg_u32 i = 0u; i < g; ++i) {
-            tg_u32 l = labels[j * g + i];
-            if (i + 1u < g) {
-                tg_voronoi_link(adj, n, l, labels[j * g + i + 1u]);
-            }
-            if (j + 1u < g) {
-                tg_voronoi_link(adj, n, l, labels[(j + 1u) * g + i]);
+    tg_u32 count = TG_VORONOI_CLIP_SIDES;
+    for (tg_u32 j = 0u; j < p->n_sites; ++j) {
+        if (j != s) {
+            count = tg_voronoi_clip(verts, labels, count, sites[s], sites[j], j, tv, tl, mv);
+            if (count > mv) {
+                return false;
             }
         }
     }
-}
-
-// Whether cell c is unselected and adjacent to a selected cell.
-TG_HD inline bool tg_voronoi_is_candidate(const float* selected, const float* adj, tg_u32 n, tg_u32 c) {
-    if (selected[c] != 0.0f) {
-        return false;
-    }
-    for (tg_u32 s = 0u; s < n; ++s) {
-        if (selected[s] != 0.0f && adj[s * n + c] != 0.0f) {
-            return true;
+    r->state[s] = TG_VORONOI_SELECTED;
+    r->slot_of[s] = slot;
+    r->slot_site[slot] = s;
+    r->counts[slot] = count;
+    float neck = TG_VORONOI_NECK_FRAC * p->radius_m;
+    float neck2 = neck * neck;
+    for (tg_u32 e = 0u; e < count; ++e) {
+        tg_u32 l = labels[e];
+        if (l == TG_VORONOI_OUTSIDE || r->state[l] != TG_VORONOI_FREE) {
+            continue;
+        }
+        tg_vec2 a = verts[e];
+        tg_vec2 b = verts[(e + 1u) % count];
+        float dx = b.x - a.x;
+        float dy = b.y - a.y;
+        if (dx * dx + dy * dy >= neck2) {
+            r->state[l] = TG_VORONOI_CANDIDATE;
         }
     }
-    return false;
+    return true;
 }
 
-// Grows a connected set of n_cells cells from `seed`, each step adding a uniformly chosen
-// candidate (in index order); stops early when none is left.
-TG_HD inline void tg_voronoi_grow_region(tg_rng* rng, const float* adj, tg_u32 n, tg_u32 seed,
-                                         tg_u32 n_cells, float* selected) {
+// Grows the region from `seed`, each step adding a uniformly chosen candidate (in site order);
+// stops early when none is left. Returns the number of selected cells, or 0 when a polygon
+// overflowed.
+TG_HD inline tg_u32 tg_voronoi_grow_region(const tg_voronoi_params* p, const tg_voronoi_dims* d,
+                                           tg_rng* rng, const tg_vec2* sites, tg_u32 seed,
+                                           tg_voronoi_region* r) {
+    tg_u32 n = p->n_sites;
     for (tg_u32 c = 0u; c < n; ++c) {
-        selected[c] = 0.0f;
+        r->state[c] = TG_VORONOI_FREE;
+        r->slot_of[c] = TG_VORONOI_OUTSIDE;
     }
-    selected[seed] = 1.0f;
-    tg_u32 steps = n_cells < n ? n_cells : n;
-    for (tg_u32 step = 1u; step < steps; ++step) {
+    if (!tg_voronoi_select(p, d, sites, seed, 0u, r)) {
+        return 0u;
+    }
+    tg_u32 k = 1u;
+    while (k < d->slots) {
         tg_u32 count = 0u;
         for (tg_u32 c = 0u; c < n; ++c) {
-            if (tg_voronoi_is_candidate(selected, adj, n, c)) {
+            if (r->state[c] == TG_VORONOI_CANDIDATE) {
                 count += 1u;
             }
         }
         if (count == 0u) {
-            return;
+            break;
         }
         tg_u32 pick = tg_rng_below(rng, count);
+        tg_u32 chosen = 0u;
         tg_u32 seen = 0u;
         for (tg_u32 c = 0u; c < n; ++c) {
-            if (tg_voronoi_is_candidate(selected, adj, n, c)) {
+            if (r->state[c] == TG_VORONOI_CANDIDATE) {
                 if (seen == pick) {
-                    selected[c] = 1.0f;
+                    chosen = c;
                     break;
                 }
                 seen += 1u;
             }
         }
+        if (!tg_voronoi_select(p, d, sites, chosen, k, r)) {
+            return 0u;
+        }
+        k += 1u;
     }
+    return k;
 }
 
-TG_HD inline bool tg_voronoi_inside(const float* mask, tg_i32 g, tg_i32 x, tg_i32 y) {
-    return x >= 0 && y >= 0 && x < g && y < g &&
-           mask[(tg_u32)y * (tg_u32)g + (tg_u32)x] == TG_RASTER_INSIDE;
+TG_HD inline bool tg_voronoi_boundary(const tg_voronoi_region* r, tg_u32 l) {
+    return l == TG_VORONOI_OUTSIDE || r->state[l] != TG_VORONOI_SELECTED;
 }
 
-// The pixels around a corner (cx, cy), counter-clockwise from north-east.
-TG_HD inline bool tg_voronoi_quadrant(const float* mask, tg_i32 g, tg_i32 cx, tg_i32 cy, tg_u32 q) {
-    if (q == 0u) {
-        return tg_voronoi_inside(mask, g, cx, cy);
-    }
-    if (q == 1u) {
-        return tg_voronoi_inside(mask, g, cx - 1, cy);
-    }
-    if (q == 2u) {
-        return tg_voronoi_inside(mask, g, cx - 1, cy - 1);
-    }
-    return tg_voronoi_inside(mask, g, cx, cy - 1);
-}
-
-// Crack-follows the mask's outline counter-clockwise (interior on the left) from the
-// bottom-left corner of the first inside pixel, writing `substeps` points per pixel edge in
-// metres. Returns the number of points, or 0 if the outline is longer than max_edges or the mask
-// is empty.
-TG_HD inline tg_u32 tg_voronoi_trace(const tg_voronoi_params* p, const tg_voronoi_dims* d,
-                                     const float* mask, tg_vec2* curve) {
-    const tg_i32 dir_x[4] = {1, 0, -1, 0};
-    const tg_i32 dir_y[4] = {0, 1, 0, -1};
-    tg_u32 pixels = p->grid * p->grid;
-    tg_u32 first = pixels;
-    for (tg_u32 q = 0u; q < pixels; ++q) {
-        if (mask[q] == TG_RASTER_INSIDE) {
-            first = q;
-            break;
+// Walks the region's outer boundary from the lowest start vertex of a boundary edge (then the
+// leftmost, then the first in slot and edge order), writing the start vertex of each boundary
+// edge at least TINY_EDGE2 long into `poly` (capacity cap). Returns the number of vertices, or 0
+// when the walk fails or the outline has more than cap vertices.
+TG_HD inline tg_u32 tg_voronoi_trace(const tg_voronoi_dims* d, const tg_voronoi_region* r,
+                                     tg_u32 k, tg_vec2* poly, tg_u32 cap) {
+    tg_u32 mv = d->max_verts;
+    const tg_vec2* verts = r->verts + mv;
+    const tg_u32* labels = r->labels + mv;
+    bool found = false;
+    tg_u32 sa = 0u;
+    tg_u32 se = 0u;
+    tg_vec2 low = tg_v2(0.0f, 0.0f);
+    tg_u32 edges = 0u;
+    for (tg_u32 slot = 0u; slot < k; ++slot) {
+        tg_u32 c = r->counts[slot];
+        edges += c;
+        for (tg_u32 e = 0u; e < c; ++e) {
+            tg_vec2 v = verts[slot * mv + e];
+            bool lower = v.y < low.y || (v.y == low.y && v.x < low.x);
+            if (tg_voronoi_boundary(r, labels[slot * mv + e]) && (!found || lower)) {
+                found = true;
+                sa = slot;
+                se = e;
+                low = v;
+            }
         }
     }
-    if (first == pixels) {
+    if (!found) {
         return 0u;
     }
-    tg_i32 g = (tg_i32)p->grid;
-    tg_i32 sx = (tg_i32)(first % p->grid);
-    tg_i32 sy = (tg_i32)(first / p->grid);
-    float h = d->pixel_m;
-    tg_u32 s = d->substeps;
-    float sub = h / (float)s;
-    tg_i32 cx = sx;
-    tg_i32 cy = sy;
-    tg_u32 dir = 0u;
+    tg_u32 a = sa;
+    tg_u32 e = se;
     tg_u32 written = 0u;
-    for (tg_u32 edge = 0u; edge < d->max_edges; ++edge) {
-        float x0 = -p->radius_m + (float)cx * h;
-        float y0 = -p->radius_m + (float)cy * h;
-        tg_i32 dx = dir_x[dir];
-        tg_i32 dy = dir_y[dir];
-        for (tg_u32 k = 0u; k < s; ++k) {
-            float t = (float)k * sub;
-            curve[written] = tg_v2(x0 + t * (float)dx, y0 + t * (float)dy);
+    for (tg_u32 it = 0u; it < edges; ++it) {
+        tg_u32 ca = r->counts[a];
+        tg_vec2 p0 = verts[a * mv + e];
+        tg_vec2 p1 = verts[a * mv + (e + 1u) % ca];
+        float dx = p1.x - p0.x;
+        float dy = p1.y - p0.y;
+        if (dx * dx + dy * dy >= TG_VORONOI_TINY_EDGE2) {
+            if (written == cap) {
+                return 0u;
+            }
+            poly[written] = p0;
             written += 1u;
         }
-        cx += dx;
-        cy += dy;
-        bool ahead_left = tg_voronoi_quadrant(mask, g, cx, cy, dir);
-        bool ahead_right = tg_voronoi_quadrant(mask, g, cx, cy, (dir + 3u) % 4u);
-        if (ahead_left && ahead_right) {
-            dir = (dir + 3u) % 4u;
-        } else if (!ahead_left) {
-            dir = (dir + 1u) % 4u;
+        // The next boundary edge around the end vertex: cross into selected cells.
+        e = (e + 1u) % ca;
+        tg_u32 hops = 0u;
+        while (!tg_voronoi_boundary(r, labels[a * mv + e])) {
+            tg_u32 b = r->slot_of[labels[a * mv + e]];
+            tg_u32 site = r->slot_site[a];
+            tg_u32 cb = r->counts[b];
+            tg_u32 f = cb;
+            for (tg_u32 g = 0u; g < cb; ++g) {
+                if (labels[b * mv + g] == site) {
+                    f = g;
+                    break;
+                }
+            }
+            if (f == cb) {
+                return 0u;
+            }
+            a = b;
+            e = (f + 1u) % cb;
+            hops += 1u;
+            if (hops > k) {
+                return 0u;
+            }
         }
-        if (cx == sx && cy == sy && dir == 0u) {
+        if (a == sa && e == se) {
             return written;
         }
     }
     return 0u;
 }
 
-// One pass of the cyclic box filter of half-width `half` (< m), summed in a fixed order.
-TG_HD inline void tg_voronoi_box_filter(const tg_vec2* src, tg_u32 m, tg_u32 half, tg_vec2* dst) {
-    float w = 1.0f / (float)(2u * half + 1u);
-    for (tg_u32 i = 0u; i < m; ++i) {
-        float sx = src[i].x;
-        float sy = src[i].y;
-        for (tg_u32 o = 1u; o <= half; ++o) {
-            tg_vec2 a = src[(i + m - o) % m];
-            tg_vec2 b = src[(i + o) % m];
-            sx += a.x + b.x;
-            sy += a.y + b.y;
+// Resamples the closed polygon (n vertices) at m = ceil(length / step_m) points evenly spaced
+// along it into `out` (capacity cap); returns m, or 0 when m is below 3 or above cap.
+TG_HD inline tg_u32 tg_voronoi_resample(const tg_voronoi_dims* d, const tg_vec2* poly, tg_u32 n,
+                                        tg_vec2* out, tg_u32 cap) {
+    if (n < 3u) {
+        return 0u;
+    }
+    float length = 0.0f;
+    for (tg_u32 i = 0u; i < n; ++i) {
+        tg_vec2 q = poly[(i + 1u) % n];
+        float dx = q.x - poly[i].x;
+        float dy = q.y - poly[i].y;
+        length += sqrtf(dx * dx + dy * dy);
+    }
+    tg_u32 m = tg_f32_to_u32(ceilf(length / d->step_m));
+    if (m < 3u || m > cap) {
+        return 0u;
+    }
+    float h = length / (float)m;
+    tg_u32 i = 0u;
+    float s0 = 0.0f;
+    float dx = poly[1].x - poly[0].x;
+    float dy = poly[1].y - poly[0].y;
+    float len = sqrtf(dx * dx + dy * dy);
+    for (tg_u32 j = 0u; j < m; ++j) {
+        float s = (float)j * h;
+        while (s >= s0 + len && i + 1u < n) {
+            s0 += len;
+            i += 1u;
+            tg_vec2 q = poly[(i + 1u) % n];
+            dx = q.x - poly[i].x;
+            dy = q.y - poly[i].y;
+            len = sqrtf(dx * dx + dy * dy);
         }
-        dst[i] = tg_v2(sx * w, sy * w);
+        float f = (s - s0) / len;
+        f = f < 1.0f ? f : 1.0f;
+        out[j] = tg_v2(poly[i].x + dx * f, poly[i].y + dy * f);
+    }
+    return m;
+}
+
+// (sin x, cos x) as .a, .b: Taylor polynomials for |x| <= 0.25, tg_sin_cos otherwise (Rust
+// `small_sin_cos`).
+TG_HD inline tg_f32x2 tg_voronoi_small_sin_cos(float x) {
+    if (fabsf(x) > 0.25f) {
+        return tg_sin_cos(x);
+    }
+    float x2 = x * x;
+    tg_f32x2 r;
+    r.a = x * (1.0f - x2 / 6.0f * (1.0f - x2 / 20.0f * (1.0f - x2 / 42.0f)));
+    r.b = 1.0f - x2 / 2.0f * (1.0f - x2 / 12.0f * (1.0f - x2 / 30.0f));
+    return r;
+}
+
+// One pass of the cyclic box filter of half-width `half` (2 · half < m) over scalars, as a
+// running sum: the first window summed in a fixed order, then one sample added and one removed
+// per step.
+TG_HD inline void tg_voronoi_box_filter(const float* src, tg_u32 m, tg_u32 half, float* dst) {
+    float w = 1.0f / (float)(2u * half + 1u);
+    float sum = src[0];
+    for (tg_u32 o = 1u; o <= half; ++o) {
+        sum += src[m - o] + src[o];
+    }
+    for (tg_u32 i = 0u; i < m; ++i) {
+        dst[i] = sum * w;
+        tg_u32 add = i + half + 1u < m ? i + half + 1u : i + half + 1u - m;
+        tg_u32 remove = i >= half ? i - half : i + m - half;
+        sum += src[add] - src[remove];
+    }
+}
+
+// Smooths the closed curve (m evenly spaced points) through its turning (Rust `smooth_turning`):
+// the turning angles between consecutive chords are filtered by three box passes through `turn`
+// and `tmp`, the curve is rebuilt from the first point and the first chord's heading with the
+// mean chord length, and the closing gap is removed linearly in the point index.
+TG_HD inline void tg_voronoi_smooth_turning(tg_vec2* pts, tg_u32 m, tg_u32 half, float* turn,
+                                            float* tmp) {
+    float length = 0.0f;
+    for (tg_u32 i = 0u; i < m; ++i) {
+        tg_vec2 a = pts[(i + m - 1u) % m];
+        tg_vec2 p = pts[i];
+        tg_vec2 b = pts[(i + 1u) % m];
+        float ux = p.x - a.x;
+        float uy = p.y - a.y;
+        float vx = b.x - p.x;
+        float vy = b.y - p.y;
+        turn[i] = tg_atan2(ux * vy - uy * vx, ux * vx + uy * vy);
+        length += sqrtf(vx * vx + vy * vy);
+    }
+    float h = length / (float)m;
+    tg_vec2 start = pts[0];
+    float heading = tg_atan2(pts[1].y - start.y, pts[1].x - start.x);
+    tg_voronoi_box_filter(turn, m, half, tmp);
+    tg_voronoi_box_filter(tmp, m, half, turn);
+    tg_voronoi_box_filter(turn, m, half, tmp);
+    // The heading's direction, rotated by each smoothed turn.
+    tg_f32x2 sc = tg_sin_cos(heading);
+    float s = sc.a;
+    float c = sc.b;
+    tg_vec2 p = start;
+    for (tg_u32 i = 0u; i < m; ++i) {
+        if (i > 0u) {
+            tg_f32x2 d = tg_voronoi_small_sin_cos(tmp[i]);
+            float c2 = c * d.b - s * d.a;
+            s = s * d.b + c * d.a;
+            c = c2;
+        }
+        pts[i] = p;
+        p = tg_v2(p.x + h * c, p.y + h * s);
+    }
+    float gx = p.x - start.x;
+    float gy = p.y - start.y;
+    for (tg_u32 i = 0u; i < m; ++i) {
+        float f = (float)i / (float)m;
+        pts[i] = tg_v2(pts[i].x - gx * f, pts[i].y - gy * f);
     }
 }
 
@@ -311,60 +488,45 @@ TG_HD inline void tg_voronoi_finish(tg_vec2* curve, tg_u32 m) {
 
 // One env's outline into `out` (at least max_points slots); returns the number of points.
 // `scratch` / `scratch_u32` are the env's generator scratch, laid out as the Rust stage's:
-// f32 sites (2n), adjacency (n·n), selection flags (n), two rows (g, g), mask (g·g), work;
-// u32 pixel labels, then the flood-fill queue (g·g).
+// f32 sites (2n), cell vertices (2 · (slots + 1) · max_verts), the boundary polygon (2 ·
+// max_points; later the turning angles and their temporary, max_points each);
+// u32 site states (n), site slots (n), slot sites (slots), slot vertex counts (slots), cell edge
+// labels ((slots + 1) · max_verts).
 TG_HD inline tg_u32 tg_voronoi_lane(const tg_voronoi_params* p, tg_rng* rng, float* scratch,
                                     tg_u32* scratch_u32, tg_vec2* out) {
     tg_u32 n = p->n_sites;
-    tg_u32 g = p->grid;
-    if (n == 0u || g < 4u) {
+    if (n == 0u || p->grid < 4u) {
         return 0u;
     }
     tg_voronoi_dims d = tg_voronoi_dims_of(p);
     tg_vec2* sites = (tg_vec2*)scratch;
-    float* adj = scratch + 2u * n;
-    float* selected = adj + n * n;
-    float* row = selected + n;
-    float* xs = row + g;
-    float* mask = xs + g;
-    float* work = mask + g * g;
+    tg_voronoi_region r;
+    r.verts = (tg_vec2*)(scratch + 2u * n);
+    float* words = scratch + 2u * n + 2u * (d.slots + 1u) * d.max_verts;
+    r.state = scratch_u32;
+    r.slot_of = r.state + n;
+    r.slot_site = r.slot_of + n;
+    r.counts = r.slot_site + d.slots;
+    r.labels = r.counts + d.slots;
 
     tg_voronoi_draw_sites(rng, p->radius_m, sites, n);
-    tg_u32* labels = scratch_u32;
-    tg_voronoi_label_pixels(p, &d, sites, xs, row, labels);
     tg_u32 seed = tg_voronoi_nearest_to_origin(sites, n);
-    tg_voronoi_adjacency(labels, g, n, adj);
-    tg_voronoi_grow_region(rng, adj, n, seed, p->n_cells, selected);
-    for (tg_u32 q = 0u; q < g * g; ++q) {
-        tg_u32 l = labels[q];
-        mask[q] = (l != TG_VORONOI_OUTSIDE && selected[l] != 0.0f) ? TG_RASTER_INSIDE
-                                                                   : TG_RASTER_EMPTY;
+    tg_u32 k = tg_voronoi_grow_region(p, &d, rng, sites, seed, &r);
+    if (k == 0u) {
+        return 0u;
     }
-
-    tg_u32 k = tg_voronoi_morph_px(p, &d);
-    float* tmp = work;
-    tg_raster_morph(mask, tmp, row, g, k, true);
-    tg_raster_morph(mask, tmp, row, g, k, false);
-    tg_raster_morph(mask, tmp, row, g, k, false);
-    tg_raster_morph(mask, tmp, row, g, k, true);
-    tg_raster_clear_border(mask, g);
-    tg_u32* queue = scratch_u32;
-    tg_raster_keep_largest(mask, queue, g);
-    tg_raster_fill_pinches(mask, g);
-    tg_raster_fill_holes(mask, queue, g);
-
-    tg_vec2* curve = (tg_vec2*)work;
-    tg_u32 m = tg_voronoi_trace(p, &d, mask, curve);
-    if (m < 3u) {
+    // The boundary polygon, then (once resampled) the turning angles and their temporary.
+    tg_vec2* poly = (tg_vec2*)words;
+    tg_u32 n_poly = tg_voronoi_trace(&d, &r, k, poly, d.max_points);
+    tg_u32 m = tg_voronoi_resample(&d, poly, n_poly, out, d.max_points);
+    if (m == 0u) {
         return 0u;
     }
     tg_u32 half = tg_voronoi_box_half(p, &d);
     if ((m - 1u) / 2u < half) {
         half = (m - 1u) / 2u;
     }
-    tg_voronoi_box_filter(curve, m, half, out);
-    tg_voronoi_box_filter(out, m, half, curve);
-    tg_voronoi_box_filter(curve, m, half, out);
+    tg_voronoi_smooth_turning(out, m, half, words, words + d.max_points);
     tg_voronoi_finish(out, m);
     return m;
 }

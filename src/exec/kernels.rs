@@ -57,7 +57,6 @@ sources![
     "track/checkpoint.cu",
     "track/circuit.cuh",
     "track/circuit.cu",
-    "track/raster.cuh",
     "track/voronoi.cuh",
     "track/voronoi.cu",
     "track/repulsive.cuh",

@@ -8,8 +8,8 @@
 //! per step, circuits without clothoid transitions (no ramp steps), with the widest transitions,
 //! with only hairpins reversed by counter-corners, only chicanes, or 40 sweepers squeezed into
 //! 50 m (attempts whose turning or gap does not close write no points), Voronoi regions of 2 of
-//! 64 cells on a 16-pixel raster (the opening erases most of them: no points, so attempts retry
-//! and fall back) and of 24 of 64 cells on a 96-pixel raster with 3 points per pixel edge, the
+//! 64 cells in a 40 m disc (cells clipped by 63 bisectors, a smoothing window of 5 points) and of
+//! 24 of 64 cells in a 300 m disc at grid 96 (outline steps of 2.08 m, 24-cell boundary walks), the
 //! repulsive flow with 16 points and no obstacle, and with 128 points, up to 12 obstacles of
 //! 0.4 · scale and three times the length, both stopped by their iteration cap mid-window. Each
 //! must produce the CPU's bytes on `generate` and on a masked `regenerate`, with its generator run

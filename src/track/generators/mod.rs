@@ -11,7 +11,6 @@ mod checkpoint;
 mod circuit;
 mod hull;
 mod polar;
-mod raster;
 mod repulsive;
 pub mod spline;
 mod voronoi;
