@@ -18,7 +18,7 @@ fn scene(dir: &Path, name: &str, extra: &[&str]) -> Output {
         ("--preset", "rooms"),
         ("--envs", "3"),
         ("--seed", "7"),
-        ("--res", "128"),
+        ("--res", "32"),
         ("--out", name),
         ("--primitives-json", json.as_str()),
     ] {
