@@ -36,8 +36,11 @@
 //! late hits). Only where `F` bends the other way may the stored surface sit off by up to the
 //! Jensen gap `√3/2` voxel: a ray clipping a convex edge by less than that may pass it, a ray
 //! passing a concave corner that close may stop at its fillet. On faces both hold, so a hit at
-//! incidence θ is within `(q/2)/cos θ` voxel of the true one along the ray. The test suite holds
-//! this against an exact `f64` oracle for every scene preset (`tests/suite/scene_accuracy.rs`).
+//! incidence θ is within `(q/2)/cos θ` voxel of the true one along the ray. Here `F` is the
+//! field the grid samples: thin primitives are stored dilated so that they cannot vanish
+//! ([`build`](super::build), *Thin solids*): a ray crossing a thin solid's core stops at or before
+//! it, at most the dilation `+ q/2` outside its true surface. The test suite holds this against an
+//! exact `f64` oracle for every scene preset (`tests/suite/scene_accuracy.rs`).
 //!
 //! # Contract
 //!
