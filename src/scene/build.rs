@@ -20,7 +20,7 @@
 //! **Thin solids.** Ray casts meet the zero set of the samples' trilinear interpolant `I`, so a
 //! solid thinner than about a voxel may hold no sample below zero and vanish. Each union term
 //! whose section is too thin is therefore stored *dilated*: its distance is lowered by
-//! `δ = max(0, H − h)` voxels ([`thin_dilation_vox`]), where `h` is the term's inradius (its
+//! `δ = max(0, H − h)` voxels (`thin_dilation_vox`), where `h` is the term's inradius (its
 //! greatest depth) and `H = ½√k + q/2 + 1/32` with `q` the code step and `k ∈ {1, 2, 3}` the
 //! number of the term's section directions that are thin (half extent within √3 voxel of `h`:
 //! `k = 1` a plate, 2 a bar, 3 a ball). Why that suffices: at a point `p` of the term's *core*
