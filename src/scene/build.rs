@@ -16,6 +16,22 @@
 //! relation). Children use `τ = T + 2r` (non-increasing down the tree), bricks `τ = T`, so the
 //! codes are exact while a brick costs 512 × (nearby terms) evaluations, not 512 × (all terms).
 //! Uniform bounds are capped at the box's `τ`, the distance up to which the culled list is exact.
+//!
+//! **Thin solids.** Ray casts meet the zero set of the samples' trilinear interpolant `I`, so a
+//! solid thinner than about a voxel may hold no sample below zero and vanish. Each union term
+//! whose section is too thin is therefore stored *dilated*: its distance is lowered by
+//! `δ = max(0, H − h)` voxels (`thin_dilation_vox`), where `h` is the term's inradius (its
+//! greatest depth) and `H = ½√k + q/2 + 1/32` with `q` the code step and `k ∈ {1, 2, 3}` the
+//! number of the term's section directions that are thin (half extent within √3 voxel of `h`:
+//! `k = 1` a plate, 2 a bar, 3 a ball). Why that suffices: at a point `p` of the term's *core*
+//! (depth `h`), at least √3 voxel from the core's ends and from any subtraction, the term's
+//! distance near `p` varies only across its `k` thin directions, so each cell corner `c` has
+//! `F'(c) ≤ F'(p) + |Q(c − p)|` (`Q` the projection onto those directions); averaged with the
+//! trilinear weights, `Σ w|Q(c − p)| ≤ sqrt(Σ_a f_a(1 − f_a)|Q e_a|²) ≤ ½√k`, so
+//! `I(p) ≤ −h − δ + ½√k + q/2 ≤ −1/32 < 0`. Every ray crossing such a core therefore stops at or
+//! before it, and the stored surface lies at most `δ + q/2` voxel outside the true one where the
+//! field is convex. Terms with `h ≥ H` (for `q = 4/127`: plates at least 1.09 voxel thick, bars
+//! 1.51, balls 1.82) are stored exactly as before.
 
 use super::compiled::{Compiled, CompiledScene, Kind};
 use super::dag::{
@@ -29,6 +45,48 @@ use crate::{Error, Result};
 
 /// `√3/2`, rounded up.
 const HALF_DIAG: f32 = 0.866_026;
+/// `√3`: how far (voxels) a section's other half extents may exceed its inradius and still
+/// count as thin (no core point is then √3 voxel from the core's ends along them).
+const THIN_SPAN_VOX: f32 = 1.732_051;
+/// The margin (voxels) by which a thin term's core is kept below zero in the interpolant.
+const THIN_MARGIN_VOX: f32 = 1.0 / 32.0;
+
+/// The dilation (voxels, `≥ 0`) a union term is stored with so that it cannot vanish from the
+/// interpolated field (module doc, *Thin solids*): `max(0, ½√k + q/2 + 1/32 − h)` over the
+/// term's sections, `h` the section's inradius and `k` its thin directions; `0` for planes and
+/// subtractions. `voxel_m` is the grid's voxel side, `quant_step` its code step (voxels).
+pub(crate) fn thin_dilation_vox(t: &Compiled, voxel_m: f32, quant_step: f32) -> f32 {
+    if t.subtract {
+        return 0.0;
+    }
+    let inv = 1.0 / voxel_m;
+    let p = &t.p;
+    let need = |half: [f32; 3]| -> f32 {
+        let h = half.iter().copied().fold(f32::INFINITY, fmin) * inv;
+        let k = half
+            .iter()
+            .filter(|&&e| e * inv - h < THIN_SPAN_VOX)
+            .count();
+        let gap = 0.5 * (k as f32).sqrt();
+        fmax(0.0, gap + 0.5 * quant_step + THIN_MARGIN_VOX - h)
+    };
+    match t.kind {
+        Kind::Plane => 0.0,
+        Kind::Box => need([p[0] + p[3], p[1] + p[3], p[2] + p[3]]),
+        Kind::Sphere => need([p[0]; 3]),
+        Kind::Capsule => {
+            let half_len = 0.5 * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+            need([p[3], p[3], p[3] + half_len])
+        }
+        Kind::Cylinder => need([p[0], p[0], p[1]]),
+        // Two bars: across local y (width `outer_y − inner_y`) and across local z; each is
+        // `half_depth` deep and long along the other axis.
+        Kind::GateFrame => fmax(
+            need([p[4], 0.5 * (p[0] - p[2]), f32::INFINITY]),
+            need([p[4], 0.5 * (p[1] - p[3]), f32::INFINITY]),
+        ),
+    }
+}
 
 /// What fills an env's grid.
 pub(crate) trait Source: Sync {
@@ -53,6 +111,8 @@ pub(crate) trait Source: Sync {
 /// An env's compiled primitives on its grid.
 pub(crate) struct PrimitiveSource {
     terms: Vec<Compiled>,
+    /// Per term, its thin-solid dilation in metres (0 for most terms).
+    dilate_m: Vec<f32>,
     origin: [f32; 3],
     voxel_m: f32,
     truncation: f32,
@@ -79,10 +139,17 @@ impl PrimitiveSource {
                 scene.origin.to_array()
             )));
         }
+        let voxel_m = scene.size_m / info.resolution as f32;
+        let dilate_m = compiled
+            .terms
+            .iter()
+            .map(|t| thin_dilation_vox(t, voxel_m, info.quant_step()) * voxel_m)
+            .collect();
         Ok(Self {
             terms: compiled.terms,
+            dilate_m,
             origin: scene.origin.to_array(),
-            voxel_m: scene.size_m / info.resolution as f32,
+            voxel_m,
             truncation: info.truncation_vox,
         })
     }
@@ -131,7 +198,7 @@ impl Source for PrimitiveSource {
         let mut keep = Vec::with_capacity(ctx.terms.len());
         for &i in &ctx.terms {
             let t = &self.terms[i as usize];
-            let d = t.distance(c) * inv;
+            let d = (t.distance(c) - self.dilate_m[i as usize]) * inv;
             acc = t.fold(acc, d);
             if d - r < tau {
                 keep.push(i);
@@ -156,7 +223,8 @@ impl Source for PrimitiveSource {
         let (xs, ys, zs) = (axis(0), axis(1), axis(2));
         out.fill(f32::INFINITY);
         for &i in &ctx.terms {
-            fill_term(&self.terms[i as usize], &xs, &ys, &zs, out);
+            let i = i as usize;
+            fill_term(&self.terms[i], self.dilate_m[i], &xs, &ys, &zs, out);
         }
         for v in out.iter_mut() {
             *v *= inv;
@@ -165,11 +233,20 @@ impl Source for PrimitiveSource {
     }
 }
 
-/// Folds one term into a brick's samples; one loop per kind so each vectorises.
-fn fill_term(t: &Compiled, xs: &[f32; 8], ys: &[f32; 8], zs: &[f32; 8], out: &mut [f32; 512]) {
+/// Folds one term, lowered by `dilate_m` metres, into a brick's samples; one loop per kind so
+/// each vectorises.
+fn fill_term(
+    t: &Compiled,
+    dilate_m: f32,
+    xs: &[f32; 8],
+    ys: &[f32; 8],
+    zs: &[f32; 8],
+    out: &mut [f32; 512],
+) {
     #[inline(always)]
     fn each(
         t: &Compiled,
+        dilate_m: f32,
         xs: &[f32; 8],
         ys: &[f32; 8],
         zs: &[f32; 8],
@@ -179,7 +256,7 @@ fn fill_term(t: &Compiled, xs: &[f32; 8], ys: &[f32; 8], zs: &[f32; 8], out: &mu
         for (z, plane) in out.chunks_exact_mut(64).enumerate() {
             for (y, row) in plane.chunks_exact_mut(8).enumerate() {
                 for (x, v) in row.iter_mut().enumerate() {
-                    let d = f(t, Vec3::new(xs[x], ys[y], zs[z]));
+                    let d = f(t, Vec3::new(xs[x], ys[y], zs[z])) - dilate_m;
                     *v = if t.subtract {
                         fmax(*v, -d)
                     } else {
@@ -191,12 +268,12 @@ fn fill_term(t: &Compiled, xs: &[f32; 8], ys: &[f32; 8], zs: &[f32; 8], out: &mu
     }
     // The same formulas as `Compiled::distance`, with the kind decided once per brick.
     match t.kind {
-        Kind::Plane => each(t, xs, ys, zs, out, |t, q| t.distance_plane(q)),
-        Kind::Sphere => each(t, xs, ys, zs, out, |t, q| t.distance_sphere(q)),
-        Kind::Box => each(t, xs, ys, zs, out, |t, q| t.distance_box(q)),
-        Kind::Capsule => each(t, xs, ys, zs, out, |t, q| t.distance_capsule(q)),
-        Kind::Cylinder => each(t, xs, ys, zs, out, |t, q| t.distance_cylinder(q)),
-        Kind::GateFrame => each(t, xs, ys, zs, out, |t, q| t.distance_gate(q)),
+        Kind::Plane => each(t, dilate_m, xs, ys, zs, out, |t, q| t.distance_plane(q)),
+        Kind::Sphere => each(t, dilate_m, xs, ys, zs, out, |t, q| t.distance_sphere(q)),
+        Kind::Box => each(t, dilate_m, xs, ys, zs, out, |t, q| t.distance_box(q)),
+        Kind::Capsule => each(t, dilate_m, xs, ys, zs, out, |t, q| t.distance_capsule(q)),
+        Kind::Cylinder => each(t, dilate_m, xs, ys, zs, out, |t, q| t.distance_cylinder(q)),
+        Kind::GateFrame => each(t, dilate_m, xs, ys, zs, out, |t, q| t.distance_gate(q)),
     }
 }
 

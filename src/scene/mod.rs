@@ -9,8 +9,9 @@
 //!    [`compiled`] evaluates them.
 //! 2. [`build`]: the signed distance at the voxel centres of a cubic grid of `R` voxels per side,
 //!    evaluated top down so that provably uniform boxes cost one evaluation and a brick costs
-//!    512 × its *nearby* primitives (per-box culling); or a dense field from voxel occupancy by
-//!    fast sweeping ([`from_occupancy`], Zhao 2005).
+//!    512 × its *nearby* primitives (per-box culling), primitives thinner than about a voxel
+//!    stored dilated so that ray casts cannot pass through them; or a dense field from voxel
+//!    occupancy by fast sweeping ([`from_occupancy`], Zhao 2005).
 //! 3. [`dag`]: an octree of 8³ `i8` bricks (truncation ±T voxels), inner nodes with a child mask
 //!    and 32-bit child references, and uniform references carrying a conservative distance bound;
 //!    nodes and bricks deduplicated by content hash with an equality check, in **one pool shared

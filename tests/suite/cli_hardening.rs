@@ -16,7 +16,7 @@ fn inputs(dir: &Path) {
     assert_ok(&trackgen(&["generate", "--envs", "64", "--out", "c"], dir));
     assert_ok(&trackgen(
         &[
-            "scene", "--preset", "rooms", "--envs", "2", "--res", "128", "--out", "s.scene",
+            "scene", "--preset", "rooms", "--envs", "2", "--res", "32", "--out", "s.scene",
         ],
         dir,
     ));
@@ -239,7 +239,7 @@ fn every_writer_refuses_an_existing_output_unless_forced_and_an_input_always() {
     let writers: &[&[&str]] = &[
         &["generate", "--envs", "8", "--out", "c"],
         &[
-            "scene", "--preset", "rooms", "--envs", "2", "--res", "128", "--out", "s.scene",
+            "scene", "--preset", "rooms", "--envs", "2", "--res", "32", "--out", "s.scene",
         ],
         &[
             "rays", "--scene", "s.scene", "--camera", "4,3", "--out", "r.npy",

@@ -27,6 +27,17 @@
 //! (the ray never gets `δ_in` deep before the domain's far side); a start reported inside (`t = 0`)
 //! is such a hit, so it lies within `δ_out + ¼` voxel of a solid. Every ray is checked; the
 //! plain statistic "within ¼ voxel of `t*`" is printed beside it.
+//!
+//! # Thin solids
+//!
+//! A union term thinner than a voxel or so is stored dilated by `δ = max(0, ½√k + q/2 + 1/32 − h)`
+//! voxels (`h` its inradius, `k` its thin section directions: 1 plate, 2 bar, 3 ball; the rule of
+//! `scene::build`, restated here in `f64`). The window above is computed on that dilated field
+//! `F'` (it is what the grid samples; `F' = F` for every thicker term), so a hit on a thin solid
+//! lies at most `δ + δ_out` voxel outside its true surface. And the thin contract: a ray crossing
+//! a thin term's core (its points of greatest depth, at least √3 voxel from the core's ends and
+//! clear of subtractions) hits at or before the core (`thin_solids_are_hit`: rooms at R = 32
+//! and 64, the `gates` bars at R = 256, forest trunks at R = 64; random and grazing rays).
 
 use rayon::prelude::*;
 use trackgen::exec::Launch;
@@ -242,9 +253,51 @@ impl Term {
     }
 }
 
+/// `√3`: how far a section's half extents may exceed its inradius and count as thin, voxels.
+const THIN_SPAN_VOX: f64 = 1.732_050_807_568_877_2;
+/// The depth (voxels) below zero a dilated thin core keeps in the interpolant.
+const THIN_MARGIN_VOX: f64 = 1.0 / 32.0;
+
+impl Term {
+    /// The half extents (metres) of each of the term's sections: its inradius is their minimum,
+    /// and its thin directions those within √3 voxel of that; none for planes.
+    fn sections(&self) -> Vec<[f64; 3]> {
+        let p = &self.p;
+        match self.kind {
+            Kind::Plane => vec![],
+            Kind::Box => vec![[p[0] + p[3], p[1] + p[3], p[2] + p[3]]],
+            Kind::Sphere => vec![[p[0]; 3]],
+            Kind::Capsule => vec![[p[3], p[3], p[3] + 0.5 * len([p[0], p[1], p[2]])]],
+            Kind::Cylinder => vec![[p[0], p[0], p[1]]],
+            Kind::Gate => vec![
+                [p[4], 0.5 * (p[0] - p[2]), f64::INFINITY],
+                [p[4], 0.5 * (p[1] - p[3]), f64::INFINITY],
+            ],
+        }
+    }
+
+    /// The thin-solid dilation of the term, metres (0 for subtractions and thick terms).
+    fn dilation(&self, voxel: f64, half_q: f64) -> f64 {
+        if self.subtract {
+            return 0.0;
+        }
+        let need = |half: &[f64; 3]| {
+            let h = half.iter().copied().fold(f64::INFINITY, f64::min) / voxel;
+            let k = half
+                .iter()
+                .filter(|&&e| e / voxel - h < THIN_SPAN_VOX)
+                .count();
+            (0.5 * (k as f64).sqrt() + half_q + THIN_MARGIN_VOX - h).max(0.0)
+        };
+        self.sections().iter().map(need).fold(0.0, f64::max) * voxel
+    }
+}
+
 /// One env's exact field in f64 and its grid.
 struct Oracle {
     terms: Vec<Term>,
+    /// Per term, its thin-solid dilation, metres.
+    dilate: Vec<f64>,
     origin: V,
     size: f64,
     voxel: f64,
@@ -264,17 +317,31 @@ const FINE: f64 = 16.0;
 impl Oracle {
     fn new(scene: &EnvScene, resolution: u32, truncation_vox: f32) -> Self {
         let size = scene.size_m as f64;
+        let voxel = size / resolution as f64;
+        let half_q = 0.5 * truncation_vox as f64 / 127.0;
+        let terms: Vec<Term> = scene.primitives.iter().map(Term::new).collect();
         Self {
-            terms: scene.primitives.iter().map(Term::new).collect(),
+            dilate: terms.iter().map(|t| t.dilation(voxel, half_q)).collect(),
+            terms,
             origin: v64(scene.origin),
             size,
-            voxel: size / resolution as f64,
-            half_q: 0.5 * truncation_vox as f64 / 127.0,
+            voxel,
+            half_q,
         }
     }
 
-    /// The CSG fold at `q`, metres.
+    /// The CSG fold at `q` with thin terms dilated (what the grid samples), metres.
     fn field(&self, q: V) -> f64 {
+        let mut acc = f64::INFINITY;
+        for (t, dil) in self.terms.iter().zip(&self.dilate) {
+            let d = t.distance(q) - dil;
+            acc = if t.subtract { acc.max(-d) } else { acc.min(d) };
+        }
+        acc
+    }
+
+    /// The exact CSG fold at `q` (no dilation), metres.
+    fn exact_field(&self, q: V) -> f64 {
         let mut acc = f64::INFINITY;
         for t in &self.terms {
             let d = t.distance(q);
@@ -886,4 +953,302 @@ fn reported_cases_hit_within_a_quarter_voxel() {
         assert!(h == HIT && t > 0.0, "{name}: a free start reads as inside");
         assert!(tally.failures.is_empty(), "{:?}", tally.failures);
     }
+}
+
+/// A point of a thin term's core (world, metres), at least √3 voxel from the core's ends, with
+/// its thin section directions and its long ones (world unit vectors).
+struct CorePoint {
+    p: V,
+    /// The section's inradius, metres.
+    h: f64,
+    long: Vec<V>,
+    thin: Vec<V>,
+}
+
+fn scale(a: V, s: f64) -> V {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+fn add(a: V, b: V) -> V {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+fn normalize(a: V) -> V {
+    scale(a, 1.0 / len(a))
+}
+
+/// Two unit vectors perpendicular to the unit vector `a` and to each other.
+fn perpendiculars(a: V) -> [V; 2] {
+    let helper = if a[0].abs() < 0.9 {
+        [1.0, 0.0, 0.0]
+    } else {
+        [0.0, 1.0, 0.0]
+    };
+    let u = normalize(sub(helper, scale(a, dot(helper, a))));
+    let w = [
+        a[1] * u[2] - a[2] * u[1],
+        a[2] * u[0] - a[0] * u[2],
+        a[0] * u[1] - a[1] * u[0],
+    ];
+    [u, w]
+}
+
+/// Up to `n` core points of term `t` (thin or not; the caller keeps the dilated ones).
+fn core_points(t: &Term, voxel: f64, rng: &mut LaneRng, n: usize) -> Vec<CorePoint> {
+    let span = THIN_SPAN_VOX * voxel;
+    let mut u = |m: f64| rng.range(-1.0, 1.0) as f64 * m;
+    // A section with half extents `e` along local axes `axes` about `c`: 0 across the thin
+    // directions, anywhere along the long ones keeping √3 voxel from the core's ends.
+    let section = |c: V, axes: [V; 3], e: [f64; 3], u: &mut dyn FnMut(f64) -> f64| {
+        let h = e.iter().copied().fold(f64::INFINITY, f64::min);
+        let (mut p, mut long, mut thin) = (c, Vec::new(), Vec::new());
+        for k in 0..3 {
+            if e[k] - h < span {
+                thin.push(axes[k]);
+            } else {
+                let reach = if e[k].is_finite() {
+                    e[k] - h - span
+                } else {
+                    0.0
+                };
+                p = add(p, scale(axes[k], u(reach)));
+                long.push(axes[k]);
+            }
+        }
+        CorePoint { p, h, long, thin }
+    };
+    let mut out = Vec::new();
+    let prm = t.p;
+    for _ in 0..n {
+        let point = match t.kind {
+            Kind::Plane => return out,
+            Kind::Box => section(
+                t.c,
+                t.axes,
+                [prm[0] + prm[3], prm[1] + prm[3], prm[2] + prm[3]],
+                &mut u,
+            ),
+            Kind::Sphere => CorePoint {
+                p: t.c,
+                h: prm[0],
+                long: vec![],
+                thin: vec![[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+            },
+            Kind::Capsule => {
+                let ba = [prm[0], prm[1], prm[2]];
+                let l = len(ba);
+                let axis = if l > 0.0 {
+                    scale(ba, 1.0 / l)
+                } else {
+                    [0.0, 0.0, 1.0]
+                };
+                let [a, b] = perpendiculars(axis);
+                section(
+                    add(t.c, scale(ba, 0.5)),
+                    [a, b, axis],
+                    [prm[3], prm[3], prm[3] + 0.5 * l],
+                    &mut u,
+                )
+            }
+            // A disc core (a flat cylinder) keeps to a square inside the disc.
+            Kind::Cylinder => {
+                let across = if prm[1] < prm[0] {
+                    prm[0] * std::f64::consts::FRAC_1_SQRT_2
+                } else {
+                    prm[0]
+                };
+                section(t.c, t.axes, [across, across, prm[1]], &mut u)
+            }
+            // One of the four bars, straight part only (|along| ≤ inner half − √3 voxel).
+            Kind::Gate => {
+                let (oy, oz, iy, iz, hd) = (prm[0], prm[1], prm[2], prm[3], prm[4]);
+                let side = if u(1.0) < 0.0 { -1.0 } else { 1.0 };
+                let [ax, ay, az] = t.axes;
+                if u(1.0) < 0.0 {
+                    // A side bar (across y), running along z.
+                    let c = add(t.c, scale(ay, side * 0.5 * (oy + iy)));
+                    section(c, [ax, ay, az], [hd, 0.5 * (oy - iy), iz], &mut u)
+                } else {
+                    let c = add(t.c, scale(az, side * 0.5 * (oz + iz)));
+                    section(c, [ax, az, ay], [hd, 0.5 * (oz - iz), iy], &mut u)
+                }
+            }
+        };
+        out.push(point);
+    }
+    out
+}
+
+/// The trilinear interpolant at `q` of the dilated field sampled exactly at voxel centres (no
+/// quantisation), metres; `None` within a voxel of the domain's faces.
+fn exact_interpolant(oracle: &Oracle, q: V) -> Option<f64> {
+    let vox = oracle.voxel;
+    let g: V = std::array::from_fn(|a| (q[a] - oracle.origin[a]) / vox - 0.5);
+    let n = oracle.size / vox;
+    if g.iter().any(|&x| !(0.5..n - 2.5).contains(&x)) {
+        return None;
+    }
+    let i0 = g.map(f64::floor);
+    let f: V = std::array::from_fn(|a| g[a] - i0[a]);
+    let mut acc = 0.0;
+    for c in 0..8 {
+        let bit = |a: usize| ((c >> a) & 1) as f64;
+        let w: f64 = (0..3)
+            .map(|a| if bit(a) == 1.0 { f[a] } else { 1.0 - f[a] })
+            .product();
+        let corner: V = std::array::from_fn(|a| oracle.origin[a] + (i0[a] + bit(a) + 0.5) * vox);
+        acc += w * oracle.field(corner);
+    }
+    Some(acc)
+}
+
+/// The thin contract for `preset` at `resolution`, envs `0..n_envs`: rays through the cores of
+/// the dilated terms (random directions, and grazing: within a few degrees of the core's long
+/// directions) hit at or before the core, and within the window of the dilated field.
+fn check_thin(preset_name: &str, resolution: u32, n_envs: u64, min_rays: usize) {
+    let preset = ScenePreset::load(preset_name).unwrap();
+    let launch = Launch::new();
+    let scenes = generate_envs(&preset, 0, 0, 0..n_envs, &launch).unwrap();
+    let pool = build_pool(&scenes, resolution, preset.truncation_vox, &launch).unwrap();
+    let mut failures = Vec::new();
+    let mut total = 0;
+    let (mut worst_out, mut worst_in) = (0.0f64, 0.0f64);
+    for (env, scene) in scenes.iter().enumerate() {
+        let oracle = Oracle::new(scene, resolution, preset.truncation_vox);
+        let vox = oracle.voxel;
+        let mut rng = LaneRng::new(91, env as u64, resolution, 3);
+        let mut rays = Rays {
+            o: Vec::new(),
+            d: Vec::new(),
+            family: Vec::new(),
+        };
+        let mut cores = Vec::new();
+        for (ti, t) in oracle.terms.iter().enumerate() {
+            if oracle.dilate[ti] <= 0.0 {
+                continue;
+            }
+            for c in core_points(t, vox, &mut rng, 16) {
+                // On the core (as deep as the section's inradius), and no cut reaches a corner
+                // of its cell (corners are within √3 voxel; the dilated depth is below a voxel).
+                let clear = oracle
+                    .terms
+                    .iter()
+                    .all(|s| !s.subtract || s.distance(c.p) > (THIN_SPAN_VOX + 1.0) * vox);
+                if !clear || t.distance(c.p) > -c.h + 1e-6 * vox {
+                    continue;
+                }
+                // The claim behind the rule: the exactly sampled interpolant is below −q/2 there.
+                let Some(i) = exact_interpolant(&oracle, c.p) else {
+                    continue;
+                };
+                assert!(
+                    i <= -(oracle.half_q + 0.5 * THIN_MARGIN_VOX) * vox,
+                    "{preset_name} R={resolution} env {env} term {ti}: core {:?} interpolates \
+                     to {} voxel",
+                    c.p,
+                    i / vox
+                );
+                let random = normalize(random_dir(&mut rng));
+                let grazing = if c.long.is_empty() {
+                    None
+                } else {
+                    let along = c
+                        .long
+                        .iter()
+                        .fold([0.0; 3], |acc, &l| add(acc, scale(l, rng.signed() as f64)));
+                    let across = c.thin[rng.below(c.thin.len() as u32) as usize];
+                    let tilt =
+                        rng.range(0.03, 0.2) as f64 * if rng.unit() < 0.5 { -1.0 } else { 1.0 };
+                    (len(along) > 1e-3)
+                        .then(|| normalize(add(normalize(along), scale(across, tilt))))
+                };
+                for (d, family) in [(Some(random), "random"), (grazing, "grazing")] {
+                    let Some(d) = d else { continue };
+                    // Back off along the ray until free (the dilated field over ½ voxel).
+                    let start = [3.0, 6.0, 12.0, 24.0].into_iter().find_map(|s: f64| {
+                        let o = sub(c.p, scale(d, s * vox));
+                        let inside = (0..3).all(|a| {
+                            o[a] > oracle.origin[a] + vox
+                                && o[a] < oracle.origin[a] + oracle.size - vox
+                        });
+                        (inside && oracle.field(o) > 0.5 * vox).then_some(o)
+                    });
+                    let Some(o) = start else { continue };
+                    rays.push(o.map(|v| v as f32), d, family);
+                    cores.push((ti, c.p));
+                }
+            }
+        }
+        let n = rays.o.len();
+        total += n;
+        let cast: Vec<(f32, u8)> = cast_few(
+            &pool,
+            env,
+            &rays
+                .o
+                .iter()
+                .zip(&rays.d)
+                .map(|(o, d)| (*o, *d))
+                .collect::<Vec<_>>(),
+        );
+        for i in 0..n {
+            let o = rays.o[i].map(|v| v as f64);
+            let d = rays.d[i].map(|v| v as f64);
+            let (ti, p) = cores[i];
+            let t_core = dot(sub(p, o), d);
+            let (t, h) = (cast[i].0 as f64, cast[i].1);
+            if h != HIT || t > t_core + ALONG_VOX * vox {
+                failures.push(format!(
+                    "{preset_name} R={resolution} env {env} {} ray {i} through the core of term \
+                     {ti} at {p:?}: o {:?} d {:?}: cast ({t}, {h}), core at {t_core}",
+                    rays.family[i], rays.o[i], rays.d[i]
+                ));
+                continue;
+            }
+            let q = add(o, scale(d, t));
+            let f = oracle.exact_field(q) / vox;
+            worst_out = worst_out.max(f);
+            worst_in = worst_in.max(-f);
+        }
+        for (family, tally) in check_env(preset_name, &pool, env, &oracle, &rays) {
+            if tally.rays > 0 {
+                eprintln!(
+                    "{preset_name} R={resolution} env {env} thin {family}: {} rays, {} hits, {} \
+                     outside the window",
+                    tally.rays,
+                    tally.hits,
+                    tally.failures.len()
+                );
+            }
+            failures.extend(tally.failures);
+        }
+    }
+    eprintln!(
+        "{preset_name} R={resolution}: {total} rays through thin cores; hits up to {worst_out:.3} \
+         voxel outside and {worst_in:.3} voxel inside the exact surface"
+    );
+    for f in failures.iter().take(12) {
+        eprintln!("{f}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{preset_name} R={resolution}: {} of {total} thin-core rays outside the contract",
+        failures.len()
+    );
+    assert!(
+        total >= min_rays,
+        "{preset_name} R={resolution}: only {total} thin-core rays"
+    );
+}
+
+#[test]
+fn thin_solids_are_hit() {
+    check_thin("rooms", 32, 2, 400);
+    check_thin("rooms", 64, 2, 800);
+    check_thin("gates", 256, 2, 200);
+    check_thin("forest", 64, 1, 400);
+}
+
+#[test]
+fn thin_rooms_hits_within_the_window() {
+    check_preset("rooms", Some(32), 1, 300, 1);
+    check_preset("rooms", Some(64), 1, 300, 1);
 }

@@ -18,7 +18,7 @@ fn scene(dir: &Path, name: &str, extra: &[&str]) -> Output {
         ("--preset", "rooms"),
         ("--envs", "3"),
         ("--seed", "7"),
-        ("--res", "128"),
+        ("--res", "32"),
         ("--out", name),
         ("--primitives-json", json.as_str()),
     ] {
@@ -189,6 +189,36 @@ fn bad_input_is_an_error_and_writes_nothing() {
         2,
         &["--res 12"],
     );
+    assert_fails(
+        &trackgen(&["bench-scene", "--rows", "rays,speed"], d),
+        2,
+        &["--rows speed", "sdf,size,dedup,rays"],
+    );
+}
+
+#[test]
+fn bench_table_runs_only_the_rows_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = trackgen(
+        &[
+            "bench-scene",
+            "--rows",
+            "rays",
+            "--res",
+            "16",
+            "--envs",
+            "2",
+            "--camera",
+            "4",
+        ],
+        dir.path(),
+    );
+    assert_ok(&o);
+    let table = stdout(&o);
+    assert!(table.contains("rays "), "{table}");
+    for row in ["sdf ", "size ", "dedup "] {
+        assert!(!table.contains(row), "table has {row:?}:\n{table}");
+    }
 }
 
 #[test]

@@ -55,7 +55,18 @@ pub struct BenchSceneArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Rows to run, comma-separated (`sdf`, `size`, `dedup`, `rays`).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "sdf,size,dedup,rays",
+        value_name = "ROW,.."
+    )]
+    pub rows: Vec<String>,
 }
+
+/// The rows `--rows` may name.
+const ROWS: [&str; 4] = ["sdf", "size", "dedup", "rays"];
 
 /// Runs `trackgen bench-scene`: checks the arguments, then prints the table.
 pub fn bench_scene(args: BenchSceneArgs) -> Result<()> {
@@ -66,6 +77,12 @@ pub fn bench_scene(args: BenchSceneArgs) -> Result<()> {
     {
         return Err(Error::Invalid(format!(
             "--res {bad}: expected powers of two in [8, 512]"
+        )));
+    }
+    if let Some(bad) = args.rows.iter().find(|r| !ROWS.contains(&r.as_str())) {
+        return Err(Error::Invalid(format!(
+            "--rows {bad}: expected some of {}",
+            ROWS.join(",")
         )));
     }
     // The ray rows hold a camera per env: origin, direction, distance, hit, steps per ray.
@@ -118,7 +135,8 @@ fn table(opts: &BenchSceneArgs) -> Result<String> {
         "{:<6} {:<22} {:>5} {:>14} {:>14} {:>12}",
         "row", "scene", "R", "value", "value", "ratio/extra"
     );
-    for &r in &opts.res {
+    let row = |name: &str| opts.rows.iter().any(|r| r == name);
+    for &r in opts.res.iter().filter(|_| row("sdf")) {
         for preset in [&rooms, &forest] {
             let info = PoolInfo::new(r, preset.truncation_vox)?;
             let scenes = generate_envs(preset, opts.seed, 0, 0..opts.sdf_envs, &launch)?;
@@ -139,7 +157,7 @@ fn table(opts: &BenchSceneArgs) -> Result<String> {
             );
         }
     }
-    for &r in &opts.res {
+    for &r in opts.res.iter().filter(|_| row("size")) {
         let dense = 2.0 * f64::from(r).powi(3);
         let room0 = generate_env(&rooms, opts.seed, 0, 0)?;
         let cases = [
@@ -172,13 +190,17 @@ fn table(opts: &BenchSceneArgs) -> Result<String> {
             );
         }
     }
-    for &r in &opts.res {
+    for &r in opts.res.iter().filter(|_| row("dedup") || row("rays")) {
         for preset in [&rooms, &forest] {
+            if !row("dedup") && preset.source != "rooms" {
+                continue;
+            }
             let t = Instant::now();
             let pool = build_preset(preset, opts.seed, 0, opts.envs, Some(r), &all)?;
             let build_s = t.elapsed().as_secs_f64();
             let st = pool.stats();
-            let _ = writeln!(
+            if row("dedup") {
+                let _ = writeln!(
                 w,
                 "{:<6} {:<22} {:>5} {:>10.1} MiB {:>10.1} MiB {:>10.1}x   ({:.1} s to build on all threads)",
                 "dedup",
@@ -188,8 +210,9 @@ fn table(opts: &BenchSceneArgs) -> Result<String> {
                 st.pool_bytes() as f64 / 1048576.0,
                 st.ratio(),
                 build_s
-            );
-            if preset.source != "rooms" {
+                );
+            }
+            if preset.source != "rooms" || !row("rays") {
                 continue;
             }
             let view = pool.view();
