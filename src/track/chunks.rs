@@ -20,7 +20,7 @@ const FANOUT: usize = 4;
 
 /// Levels the box tree can have: enough for `FANOUT^(MAX_LEVELS − 1)` chunks, far beyond any
 /// addressable point count.
-const MAX_LEVELS: usize = 32;
+const MAX_LEVELS: usize = 24;
 
 /// Boxes of a tree over `chunks` leaf boxes: the leaves, then each level's `div_ceil(FANOUT)` of
 /// the one below, up to a single root.
@@ -53,9 +53,9 @@ fn apart(alo: Vec2, ahi: Vec2, blo: Vec2, bhi: Vec2) -> bool {
 /// A node's box is the `min`/`max` of its children's corners: exact, and `f32::min`/`max` skip
 /// NaN, so no node box holds NaN when the leaves do not. A node box apart from a query box
 /// therefore proves every leaf under it apart (each leaf corner lies inside the node's, and the
-/// comparisons are monotone); a NaN query box is apart from nothing. So [`Self::for_overlapping`]
-/// visits exactly the leaves the flat scan `for kb in from..to { if !apart(..) }` visits, in the
-/// same order.
+/// comparisons are monotone); a NaN query box is apart from nothing. So
+/// [`Self::for_meeting_leaves`] visits exactly the leaf pairs the flat scan over all pairs finds
+/// not apart.
 pub struct BoxTree<'a> {
     boxes: &'a [Vec2],
     /// First node of each level.
@@ -109,71 +109,80 @@ impl<'a> BoxTree<'a> {
         (self.boxes[2 * k], self.boxes[2 * k + 1])
     }
 
-    /// Calls `visit(k)` for every leaf `k` in `from..to`, in increasing order, whose box is not
-    /// [`apart`] from `[lo, hi]`, until `visit` returns `false`; returns whether all were
-    /// visited.
-    #[inline]
-    pub fn for_overlapping(
+    /// Calls `visit(a, b)` (`a ≤ b`) for every pair of leaves whose boxes meet — leaf `a`'s
+    /// grown by `reach` on every side, as [`for_close_pairs`] grows the lower chunk — in an
+    /// unspecified order, until `visit` returns `false`; returns whether all were visited.
+    ///
+    /// A dual descent from the root pair: a pair of nodes (`A` before `B`, or `A` with itself)
+    /// is split into its children's pairs only when `A`'s grown box meets `B`'s. Growing and the
+    /// comparisons are monotone, so a node pair found apart holds no leaf pair that meets.
+    pub fn for_meeting_leaves(
         &self,
-        lo: Vec2,
-        hi: Vec2,
-        from: usize,
-        to: usize,
-        visit: &mut impl FnMut(usize) -> bool,
+        reach: f32,
+        mut visit: impl FnMut(usize, usize) -> bool,
     ) -> bool {
-        if from >= to || self.count[0] == 0 {
+        if self.count[0] == 0 {
             return true;
         }
+        let meets = |node_a: usize, node_b: usize| {
+            let (alo, ahi) = (self.boxes[2 * node_a], self.boxes[2 * node_a + 1]);
+            let (alo, ahi) = (
+                Vec2::new(alo[0] - reach, alo[1] - reach),
+                Vec2::new(ahi[0] + reach, ahi[1] + reach),
+            );
+            !apart(alo, ahi, self.boxes[2 * node_b], self.boxes[2 * node_b + 1])
+        };
+        // Depth first: a pop pushes at most FANOUT² − 1 more, once per level.
+        let mut stack = [(0u32, 0u32, 0u32); STACK];
+        let mut len = 0;
         let top = self.levels - 1;
-        self.descend(top, 0, lo, hi, from, to, visit)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn descend(
-        &self,
-        level: usize,
-        node: usize,
-        lo: Vec2,
-        hi: Vec2,
-        from: usize,
-        to: usize,
-        visit: &mut impl FnMut(usize) -> bool,
-    ) -> bool {
-        if level == 0 {
-            let (blo, bhi) = self.leaf(node);
-            return apart(lo, hi, blo, bhi) || visit(node);
+        if top == 0 {
+            return !meets(0, 0) || visit(0, 0);
         }
-        // Children of `node` whose leaf ranges meet `from..to`: a level-(l−1) node covers
-        // `FANOUT^(l−1)` leaves.
-        let span = FANOUT.pow((level - 1) as u32);
-        let first = (node * FANOUT).max(from / span);
-        let end = ((node + 1) * FANOUT)
-            .min(self.count[level - 1])
-            .min(to.div_ceil(span));
-        let base = self.start[level - 1];
-        for c in first..end {
-            if level > 1 {
-                let (blo, bhi) = (self.boxes[2 * (base + c)], self.boxes[2 * (base + c) + 1]);
-                if apart(lo, hi, blo, bhi) {
-                    continue;
+        stack[len] = (top as u32, 0, 0);
+        len += 1;
+        while len > 0 {
+            len -= 1;
+            let (level, a, b) = stack[len];
+            let (level, a, b) = (level as usize, a as usize, b as usize);
+            let below = level - 1;
+            let (base, count) = (self.start[below], self.count[below]);
+            let a_children = a * FANOUT..((a + 1) * FANOUT).min(count);
+            let b_end = ((b + 1) * FANOUT).min(count);
+            // Push in reverse so that pairs pop in increasing order (not needed, but it keeps
+            // the walk near the leaves just visited).
+            for ca in a_children.rev() {
+                let b_start = if a == b { ca } else { b * FANOUT };
+                for cb in (b_start..b_end).rev() {
+                    if !meets(base + ca, base + cb) {
+                        continue;
+                    }
+                    if below == 0 {
+                        if !visit(ca, cb) {
+                            return false;
+                        }
+                    } else {
+                        stack[len] = (below as u32, ca as u32, cb as u32);
+                        len += 1;
+                    }
                 }
-            }
-            if !self.descend(level - 1, c, lo, hi, from, to, visit) {
-                return false;
             }
         }
         true
     }
 }
 
+/// Entries of [`BoxTree::for_meeting_leaves`]'s stack: each level on the path leaves at most
+/// `FANOUT² − 1` pairs pending.
+const STACK: usize = FANOUT * FANOUT * MAX_LEVELS;
+
 /// Calls `visit(i, j)` (`i < j`) for every pair of points with cyclic index gap > `min_gap` that
 /// could be closer than `reach`, until `visit` returns `false`; returns whether all were visited.
 /// `boxes` is scratch of at least [`boxes_len`]`(pts.len())` points.
 ///
-/// The pairs come in the order of the flat scan (chunk `a`, then chunk `b ≥ a` whose box meets
-/// `a`'s grown by `reach`, then `i`, then `j`); the [`BoxTree`] only skips chunk boxes that scan
-/// would find apart, so the order is the kernel twin's (`chunks.cuh`) and callers that
-/// accumulate in it get the same sums.
+/// The pairs come in the order of the kernel twin (`chunks.cuh`): chunk `a`, then chunk `b ≥ a`,
+/// then `i`, then `j`, so callers that accumulate in it get the twin's sums. Callers that only
+/// test pairs use [`any_close_pair_fails`], which visits the same pairs faster in another order.
 pub fn for_close_pairs(
     pts: &[Vec2],
     boxes: &mut [Vec2],
@@ -181,6 +190,53 @@ pub fn for_close_pairs(
     min_gap: usize,
     mut visit: impl FnMut(usize, usize) -> bool,
 ) -> bool {
+    let n = pts.len();
+    let chunks = chunk_boxes(pts, boxes);
+    // Chunk b after chunk a holds a pair farther than `min_gap` apart only if its far end is
+    // more than `min_gap` past a's start (from `first` on) and, going round the loop the other
+    // way, if its near end is less than n − `min_gap` past a's end (before `last`).
+    let first = (min_gap + 2).div_ceil(CHUNK).saturating_sub(1);
+    for ka in 0..chunks {
+        let (alo, ahi) = (boxes[2 * ka], boxes[2 * ka + 1]);
+        let (alo, ahi) = (
+            Vec2::new(alo[0] - reach, alo[1] - reach),
+            Vec2::new(ahi[0] + reach, ahi[1] + reach),
+        );
+        let last = (n + ((ka + 1) * CHUNK).min(n) - 1)
+            .saturating_sub(min_gap)
+            .div_ceil(CHUNK)
+            .min(chunks);
+        for kb in (ka + first).min(chunks)..last {
+            // NaN boxes compare false and are searched: the caller's test decides.
+            if !apart(alo, ahi, boxes[2 * kb], boxes[2 * kb + 1])
+                && !chunk_pairs(n, min_gap, ka, kb, &mut visit)
+            {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Whether some pair [`for_close_pairs`] would visit fails `ok` — the same pairs, visited in an
+/// unspecified order through a [`BoxTree`] (about `n` box tests instead of `n² / 2 CHUNK²`).
+/// The chunk-range bound of `for_close_pairs` only skips pairs the gap filter rejects, so the
+/// pair set is the same.
+pub fn any_close_pair_fails(
+    pts: &[Vec2],
+    boxes: &mut [Vec2],
+    reach: f32,
+    min_gap: usize,
+    mut ok: impl FnMut(usize, usize) -> bool,
+) -> bool {
+    let n = pts.len();
+    let chunks = chunk_boxes(pts, boxes);
+    let tree = BoxTree::build(boxes, chunks);
+    !tree.for_meeting_leaves(reach, |ka, kb| chunk_pairs(n, min_gap, ka, kb, &mut ok))
+}
+
+/// Fills `boxes` with the boxes of the chunks of `pts`; returns the chunk count.
+fn chunk_boxes(pts: &[Vec2], boxes: &mut [Vec2]) -> usize {
     let n = pts.len();
     let chunks = n.div_ceil(CHUNK);
     for k in 0..chunks {
@@ -192,38 +248,27 @@ pub fn for_close_pairs(
         boxes[2 * k] = lo.into();
         boxes[2 * k + 1] = hi.into();
     }
-    let tree = BoxTree::build(boxes, chunks);
-    // Chunk b after chunk a holds a pair farther than `min_gap` apart only if its far end is
-    // more than `min_gap` past a's start (from `first` on) and, going round the loop the other
-    // way, if its near end is less than n − `min_gap` past a's end (before `last`).
-    let first = (min_gap + 2).div_ceil(CHUNK).saturating_sub(1);
-    for ka in 0..chunks {
-        let (alo, ahi) = tree.leaf(ka);
-        let (alo, ahi) = (
-            Vec2::new(alo[0] - reach, alo[1] - reach),
-            Vec2::new(ahi[0] + reach, ahi[1] + reach),
-        );
-        let a_start = ka * CHUNK;
-        let a_end = (a_start + CHUNK).min(n);
-        let last = (n + a_end - 1)
-            .saturating_sub(min_gap)
-            .div_ceil(CHUNK)
-            .min(chunks);
-        let all = tree.for_overlapping(alo, ahi, (ka + first).min(chunks), last, &mut |kb| {
-            let b_end = ((kb + 1) * CHUNK).min(n);
-            for i in a_start..a_end {
-                let j_start = if ka == kb { i + 1 } else { kb * CHUNK };
-                for j in j_start..b_end {
-                    let gap = j - i;
-                    if gap.min(n - gap) > min_gap && !visit(i, j) {
-                        return false;
-                    }
-                }
+    chunks
+}
+
+/// The point pairs `(i, j)`, `i < j`, of chunks `ka ≤ kb` with cyclic gap > `min_gap`, in order.
+#[inline(always)]
+fn chunk_pairs(
+    n: usize,
+    min_gap: usize,
+    ka: usize,
+    kb: usize,
+    visit: &mut impl FnMut(usize, usize) -> bool,
+) -> bool {
+    let (a_start, a_end) = (ka * CHUNK, ((ka + 1) * CHUNK).min(n));
+    let b_end = ((kb + 1) * CHUNK).min(n);
+    for i in a_start..a_end {
+        let j_start = if ka == kb { i + 1 } else { kb * CHUNK };
+        for j in j_start..b_end {
+            let gap = j - i;
+            if gap.min(n - gap) > min_gap && !visit(i, j) {
+                return false;
             }
-            true
-        });
-        if !all {
-            return false;
         }
     }
     true
@@ -265,9 +310,9 @@ mod tests {
         }
     }
 
-    /// The tree bound: `for_overlapping` visits exactly the leaves the flat scan finds not
-    /// apart, in increasing order, for random boxes (some infinite, some empty as a chunk of
-    /// NaN points makes them), random query boxes (NaN among them) and every leaf range; and
+    /// The tree bound: `for_meeting_leaves` visits exactly the leaf pairs `a ≤ b` the flat scan
+    /// finds not apart (`a`'s box grown), each once, for random boxes (some infinite, some empty
+    /// as a chunk of NaN points makes them) and reaches (negative and NaN among them); and
     /// `boxes_len` stays within `n` points from `n = 8` on.
     #[test]
     fn box_tree_matches_the_flat_scan() {
@@ -279,63 +324,92 @@ mod tests {
             x as f32 / u32::MAX as f32
         };
         for leaves in [0usize, 1, 2, 3, 4, 5, 7, 16, 17, 63, 64, 65, 300] {
-            let mut boxes = vec![Vec2::ZERO; 2 * tree_nodes(leaves)];
-            for k in 0..leaves {
-                let (cx, cy) = (100.0 * unit(), 100.0 * unit());
-                let (w, h) = (10.0 * unit(), 10.0 * unit());
-                let (lo, hi) = match k % 23 {
-                    5 => (
-                        Vec2::new(f32::INFINITY, f32::INFINITY),
-                        Vec2::new(f32::NEG_INFINITY, f32::NEG_INFINITY),
-                    ),
-                    11 => (
-                        Vec2::new(f32::NEG_INFINITY, cy),
-                        Vec2::new(cx, f32::INFINITY),
-                    ),
-                    _ => (Vec2::new(cx, cy), Vec2::new(cx + w, cy + h)),
+            for round in 0..20 {
+                let mut boxes = vec![Vec2::ZERO; 2 * tree_nodes(leaves)];
+                let spread = if round % 2 == 0 { 100.0 } else { 30.0 };
+                for k in 0..leaves {
+                    let (cx, cy) = (spread * unit(), spread * unit());
+                    let (w, h) = (10.0 * unit(), 10.0 * unit());
+                    let (lo, hi) = match k % 23 {
+                        5 => (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)),
+                        11 => (
+                            Vec2::new(f32::NEG_INFINITY, cy),
+                            Vec2::new(cx, f32::INFINITY),
+                        ),
+                        _ => (Vec2::new(cx, cy), Vec2::new(cx + w, cy + h)),
+                    };
+                    boxes[2 * k] = lo;
+                    boxes[2 * k + 1] = hi;
+                }
+                let reach = match round {
+                    3 => f32::NAN,
+                    5 => -2.0,
+                    _ => 8.0 * unit(),
                 };
-                boxes[2 * k] = lo;
-                boxes[2 * k + 1] = hi;
-            }
-            let flat: Vec<(Vec2, Vec2)> = (0..leaves)
-                .map(|k| (boxes[2 * k], boxes[2 * k + 1]))
-                .collect();
-            let tree = BoxTree::build(&mut boxes, leaves);
-            for q in 0..200 {
-                let (cx, cy) = (100.0 * unit(), 100.0 * unit());
-                let r = 20.0 * unit();
-                let (lo, hi) = if q % 50 == 0 {
-                    (Vec2::new(f32::NAN, cy), Vec2::new(cx, cy))
-                } else {
-                    (Vec2::new(cx - r, cy - r), Vec2::new(cx + r, cy + r))
-                };
-                let from = (unit() * (leaves + 1) as f32) as usize;
-                let to = (unit() * (leaves + 2) as f32) as usize;
-                let want: Vec<usize> = (from..to.min(leaves))
-                    .filter(|&k| !apart(lo, hi, flat[k].0, flat[k].1))
-                    .collect();
-                let mut got = Vec::new();
-                assert!(
-                    tree.for_overlapping(lo, hi, from, to.min(leaves), &mut |k| {
-                        got.push(k);
-                        true
+                let flat = boxes.clone();
+                let want: std::collections::BTreeSet<(usize, usize)> = (0..leaves)
+                    .flat_map(|a| (a..leaves).map(move |b| (a, b)))
+                    .filter(|&(a, b)| {
+                        let (alo, ahi) = (flat[2 * a], flat[2 * a + 1]);
+                        let (alo, ahi) = (alo - Vec2::splat(reach), ahi + Vec2::splat(reach));
+                        !apart(alo, ahi, flat[2 * b], flat[2 * b + 1])
                     })
-                );
-                assert_eq!(got, want, "{leaves} leaves, {from}..{to}");
-                if let Some(&stop) = want.get(1) {
-                    let mut calls = Vec::new();
-                    assert!(
-                        !tree.for_overlapping(lo, hi, from, to.min(leaves), &mut |k| {
-                            calls.push(k);
-                            k != stop
-                        })
-                    );
-                    assert_eq!(calls, want[..2]);
+                    .collect();
+                let tree = BoxTree::build(&mut boxes, leaves);
+                let mut got = std::collections::BTreeSet::new();
+                assert!(tree.for_meeting_leaves(reach, |a, b| {
+                    assert!(got.insert((a, b)), "{a},{b} twice");
+                    true
+                }));
+                assert_eq!(got, want, "{leaves} leaves, reach {reach}");
+                if !want.is_empty() {
+                    let mut calls = 0;
+                    assert!(!tree.for_meeting_leaves(reach, |_, _| {
+                        calls += 1;
+                        false
+                    }));
+                    assert_eq!(calls, 1);
                 }
             }
         }
         for n in 8..5000 {
             assert!(boxes_len(n) <= n, "{n}");
+        }
+    }
+
+    /// `any_close_pair_fails` sees exactly the pairs `for_close_pairs` visits.
+    #[test]
+    fn unordered_pairs_are_the_ordered_ones() {
+        for n in [8usize, 9, 17, 64, 203, 517] {
+            for min_gap in [0usize, 1, 3, 6, 9] {
+                let pts: Vec<Vec2> = (0..n)
+                    .map(|i| {
+                        let t = i as f32 / n as f32 * std::f32::consts::TAU;
+                        let r = 50.0 + 40.0 * crate::math::sin(5.0 * t);
+                        Vec2::new(r * crate::math::cos(t), r * crate::math::sin(t))
+                    })
+                    .collect();
+                let mut boxes = vec![Vec2::ZERO; boxes_len(n)];
+                for reach in [0.5f32, 6.0, 30.0] {
+                    let mut ordered = std::collections::BTreeSet::new();
+                    for_close_pairs(&pts, &mut boxes, reach, min_gap, |i, j| {
+                        ordered.insert((i, j));
+                        true
+                    });
+                    let mut unordered = std::collections::BTreeSet::new();
+                    assert!(!any_close_pair_fails(
+                        &pts,
+                        &mut boxes,
+                        reach,
+                        min_gap,
+                        |i, j| {
+                            assert!(unordered.insert((i, j)), "{i},{j} twice");
+                            true
+                        }
+                    ));
+                    assert_eq!(ordered, unordered, "n {n}, gap {min_gap}, reach {reach}");
+                }
+            }
         }
     }
 

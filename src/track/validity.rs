@@ -19,7 +19,7 @@
 //! skip segment pairs from chunks of segments whose boxes do not meet ([`simple_polylines`]).
 //! The border tests are never skipped as a whole.
 
-use super::chunks::{boxes_len, for_close_pairs, BoxTree, CHUNK};
+use super::chunks::{any_close_pair_fails, BoxTree, CHUNK};
 use super::geometry::{curvature_exceeds, dist, dist2, segments_intersect, signed_area2};
 use crate::geom::Vec2;
 use crate::math::{atan2, TAU};
@@ -116,19 +116,19 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
     }
     // 5. thickness over pairs more than π·hw apart along the curve. A pair whose cyclic index gap
     // is at most `min_gap` is at most `min_gap · longest_centre ≤ π·hw` apart along the curve,
-    // so it is exempt by definition and `for_close_pairs` need not visit it. Only pairs closer
+    // so it is exempt by definition and `any_close_pair_fails` need not visit it. Only pairs closer
     // than `min_sep` can fail; `reach = 2·hw` exceeds it by 2·SLACK·hw, far above the rounding
     // of the chunk boxes (see `chunks`).
     let min_sep = 2.0 * (1.0 - SLACK) * hw;
     let min_sep2 = min_sep * min_sep;
     let neighbour_arc = crate::math::PI * hw;
     let min_gap = exempt_gap(neighbour_arc, longest_centre, n);
-    let thick = for_close_pairs(pts, s.boxes, 2.0 * hw, min_gap, |i, j| {
+    let thin = any_close_pair_fails(pts, s.boxes, 2.0 * hw, min_gap, |i, j| {
         let gap = arclen[j] - arclen[i];
         let arc = gap.min(total - gap);
         !(arc > neighbour_arc && dist2(pts[i], pts[j]) < min_sep2)
     });
-    if !thick {
+    if thin {
         return false;
     }
     // 6. the centerline is simple, and 7. so are both borders and they do not meet: every
@@ -187,7 +187,7 @@ pub fn exempt_gap(arc: f32, longest: f32, n: usize) -> usize {
 /// `pts[q·n .. (q + 1)·n]`, segment `k` joins point `k` to its successor on the same polyline)
 /// are simple and disjoint: no two segments intersect, except consecutive ones of one polyline
 /// at their shared point. False for non-finite points and when every segment has length 0.
-/// `boxes` is scratch of at least [`boxes_len`]`(pts.len())` points.
+/// `boxes` is scratch of at least [`boxes_len`](super::chunks::boxes_len)`(pts.len())` points.
 ///
 /// Every segment pair is tested unless a bound proves it cannot meet: segments are cut into
 /// chunks of [`CHUNK`] consecutive ones, each with the axis-aligned box of its endpoints, and
@@ -244,48 +244,42 @@ pub fn simple_polylines(pts: &[Vec2], parts: usize, boxes: &mut [Vec2]) -> bool 
     let meets = |(lo, hi): (Vec2, Vec2), (blo, bhi): (Vec2, Vec2)| {
         !(blo[0] > hi[0] || lo[0] > bhi[0] || blo[1] > hi[1] || lo[1] > bhi[1])
     };
-    for ka in 0..chunks {
-        let a = tree.leaf(ka);
+    tree.for_meeting_leaves(0.0, |ka, kb| {
+        let (a, b) = (tree.leaf(ka), tree.leaf(kb));
         let (a_start, a_end) = (ka * CHUNK, ((ka + 1) * CHUNK).min(m));
-        let simple = tree.for_overlapping(a.0, a.1, ka, chunks, &mut |kb| {
-            let b = tree.leaf(kb);
-            let (b_start, b_end) = (kb * CHUNK, ((kb + 1) * CHUNK).min(m));
-            // Segments of each chunk whose box meets the other chunk's: only those can meet a
-            // segment of it.
-            let (mut in_a, mut in_b) = (0u32, 0u32);
-            for i in a_start..a_end {
-                in_a |= u32::from(meets(seg_box(i), b)) << (i - a_start);
-            }
-            for j in b_start..b_end {
-                in_b |= u32::from(meets(seg_box(j), a)) << (j - b_start);
-            }
-            while in_a != 0 {
-                let i = a_start + in_a.trailing_zeros() as usize;
-                in_a &= in_a - 1;
-                let (p, q) = (pts[i], pts[seg_end(i)]);
-                let mut rest = in_b;
-                while rest != 0 {
-                    let j = b_start + rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    if j <= i || seg_end(i) == j || seg_end(j) == i {
-                        continue;
-                    }
-                    if segments_intersect(p, q, pts[j], pts[seg_end(j)]) {
-                        return false;
-                    }
+        let (b_start, b_end) = (kb * CHUNK, ((kb + 1) * CHUNK).min(m));
+        // Segments of each chunk whose box meets the other chunk's: only those can meet a
+        // segment of it.
+        let (mut in_a, mut in_b) = (0u32, 0u32);
+        for i in a_start..a_end {
+            in_a |= u32::from(meets(seg_box(i), b)) << (i - a_start);
+        }
+        for j in b_start..b_end {
+            in_b |= u32::from(meets(seg_box(j), a)) << (j - b_start);
+        }
+        while in_a != 0 {
+            let i = a_start + in_a.trailing_zeros() as usize;
+            in_a &= in_a - 1;
+            let (p, q) = (pts[i], pts[seg_end(i)]);
+            let mut rest = in_b;
+            while rest != 0 {
+                let j = b_start + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if j <= i || seg_end(i) == j || seg_end(j) == i {
+                    continue;
+                }
+                if segments_intersect(p, q, pts[j], pts[seg_end(j)]) {
+                    return false;
                 }
             }
-            true
-        });
-        if !simple {
-            return false;
         }
-    }
-    true
+        true
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::chunks::boxes_len;
     use super::*;
 
     #[test]
