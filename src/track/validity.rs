@@ -222,41 +222,64 @@ pub fn simple_polylines(pts: &[Vec2], parts: usize, boxes: &mut [Vec2]) -> bool 
     if !(longest > 0.0 && longest.is_finite()) {
         return false;
     }
-    let seg_box = |k: usize| {
-        let (a, b) = (pts[k], pts[seg_end(k)]);
-        (
-            Vec2::new(a[0].min(b[0]), a[1].min(b[1])),
-            Vec2::new(a[0].max(b[0]), a[1].max(b[1])),
-        )
-    };
+    // The points are finite: plain comparisons give the same boxes as `f32::min`/`max`.
+    let (min, max) = (
+        |a: f32, b: f32| if b < a { b } else { a },
+        |a: f32, b: f32| if b > a { b } else { a },
+    );
     let chunks = m.div_ceil(CHUNK);
     for c in 0..chunks {
-        let (mut lo, mut hi) = seg_box(c * CHUNK);
-        for k in c * CHUNK + 1..((c + 1) * CHUNK).min(m) {
-            let (l, h) = seg_box(k);
-            lo = Vec2::new(lo[0].min(l[0]), lo[1].min(l[1]));
-            hi = Vec2::new(hi[0].max(h[0]), hi[1].max(h[1]));
+        let (mut lo, mut hi) = (pts[c * CHUNK], pts[c * CHUNK]);
+        for k in c * CHUNK..((c + 1) * CHUNK).min(m) {
+            for p in [pts[k], pts[seg_end(k)]] {
+                lo = Vec2::new(min(lo[0], p[0]), min(lo[1], p[1]));
+                hi = Vec2::new(max(hi[0], p[0]), max(hi[1], p[1]));
+            }
         }
         boxes[2 * c] = lo;
         boxes[2 * c + 1] = hi;
     }
     let tree = BoxTree::build(boxes, chunks);
-    let meets = |(lo, hi): (Vec2, Vec2), (blo, bhi): (Vec2, Vec2)| {
-        !(blo[0] > hi[0] || lo[0] > bhi[0] || blo[1] > hi[1] || lo[1] > bhi[1])
+    // Bit per side of the box `[lo, hi]` that `p` lies strictly beyond: a segment's box is
+    // apart from `[lo, hi]` exactly when both its ends lie beyond one same side.
+    let outcode = |p: Vec2, (lo, hi): (Vec2, Vec2)| {
+        u32::from(p[0] < lo[0])
+            | u32::from(p[0] > hi[0]) << 1
+            | u32::from(p[1] < lo[1]) << 2
+            | u32::from(p[1] > hi[1]) << 3
+    };
+    // Bit `k − start` for each segment `k` of `start..end` whose box meets `other`.
+    let meeting = |start: usize, end: usize, other: (Vec2, Vec2)| {
+        let mut bits = 0u32;
+        let mut code = outcode(pts[start], other);
+        for k in start..end {
+            let e = seg_end(k);
+            let next = outcode(pts[e], other);
+            bits |= u32::from(code & next == 0) << (k - start);
+            code = if e == k + 1 {
+                next
+            } else if k + 1 < end {
+                outcode(pts[k + 1], other)
+            } else {
+                0
+            };
+        }
+        bits
     };
     tree.for_meeting_leaves(0.0, |ka, kb| {
-        let (a, b) = (tree.leaf(ka), tree.leaf(kb));
         let (a_start, a_end) = (ka * CHUNK, ((ka + 1) * CHUNK).min(m));
         let (b_start, b_end) = (kb * CHUNK, ((kb + 1) * CHUNK).min(m));
         // Segments of each chunk whose box meets the other chunk's: only those can meet a
-        // segment of it.
-        let (mut in_a, mut in_b) = (0u32, 0u32);
-        for i in a_start..a_end {
-            in_a |= u32::from(meets(seg_box(i), b)) << (i - a_start);
-        }
-        for j in b_start..b_end {
-            in_b |= u32::from(meets(seg_box(j), a)) << (j - b_start);
-        }
+        // segment of it (within one chunk, all).
+        let (mut in_a, in_b) = if ka == kb {
+            let all = (1u32 << (a_end - a_start)) - 1;
+            (all, all)
+        } else {
+            (
+                meeting(a_start, a_end, tree.leaf(kb)),
+                meeting(b_start, b_end, tree.leaf(ka)),
+            )
+        };
         while in_a != 0 {
             let i = a_start + in_a.trailing_zeros() as usize;
             in_a &= in_a - 1;
