@@ -20,7 +20,7 @@ const FANOUT: usize = 4;
 
 /// Levels the box tree can have: enough for `FANOUT^(MAX_LEVELS − 1)` chunks, far beyond any
 /// addressable point count.
-const MAX_LEVELS: usize = 24;
+const MAX_LEVELS: usize = 16;
 
 /// Boxes of a tree over `chunks` leaf boxes: the leaves, then each level's `div_ceil(FANOUT)` of
 /// the one below, up to a single root.
@@ -180,9 +180,10 @@ const STACK: usize = FANOUT * FANOUT * MAX_LEVELS;
 /// could be closer than `reach`, until `visit` returns `false`; returns whether all were visited.
 /// `boxes` is scratch of at least [`boxes_len`]`(pts.len())` points.
 ///
-/// The pairs come in the order of the kernel twin (`chunks.cuh`): chunk `a`, then chunk `b ≥ a`,
-/// then `i`, then `j`, so callers that accumulate in it get the twin's sums. Callers that only
-/// test pairs use [`any_close_pair_fails`], which visits the same pairs faster in another order.
+/// The pairs come in the kernel twin's order (`chunks.cuh`): chunk `a`, then chunk `b ≥ a`, then
+/// `i`, then `j`, so callers that accumulate in it get the twin's sums. Callers that only test
+/// pairs use [`any_close_pair_fails`], which visits the same pairs, on long curves faster and in
+/// another order.
 pub fn for_close_pairs(
     pts: &[Vec2],
     boxes: &mut [Vec2],
@@ -191,7 +192,16 @@ pub fn for_close_pairs(
     mut visit: impl FnMut(usize, usize) -> bool,
 ) -> bool {
     let n = pts.len();
-    let chunks = chunk_boxes(pts, boxes);
+    let chunks = n.div_ceil(CHUNK);
+    for k in 0..chunks {
+        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+        for p in &pts[k * CHUNK..((k + 1) * CHUNK).min(n)] {
+            lo = [lo[0].min(p[0]), lo[1].min(p[1])];
+            hi = [hi[0].max(p[0]), hi[1].max(p[1])];
+        }
+        boxes[2 * k] = lo.into();
+        boxes[2 * k + 1] = hi.into();
+    }
     // Chunk b after chunk a holds a pair farther than `min_gap` apart only if its far end is
     // more than `min_gap` past a's start (from `first` on) and, going round the loop the other
     // way, if its near end is less than n − `min_gap` past a's end (before `last`).
@@ -199,29 +209,41 @@ pub fn for_close_pairs(
     for ka in 0..chunks {
         let (alo, ahi) = (boxes[2 * ka], boxes[2 * ka + 1]);
         let (alo, ahi) = (
-            Vec2::new(alo[0] - reach, alo[1] - reach),
-            Vec2::new(ahi[0] + reach, ahi[1] + reach),
+            [alo[0] - reach, alo[1] - reach],
+            [ahi[0] + reach, ahi[1] + reach],
         );
-        let last = (n + ((ka + 1) * CHUNK).min(n) - 1)
+        let a_start = ka * CHUNK;
+        let a_end = (a_start + CHUNK).min(n);
+        let last = (n + a_end - 1)
             .saturating_sub(min_gap)
             .div_ceil(CHUNK)
             .min(chunks);
         for kb in (ka + first).min(chunks)..last {
+            let (blo, bhi) = (boxes[2 * kb], boxes[2 * kb + 1]);
             // NaN boxes compare false and are searched: the caller's test decides.
-            if !apart(alo, ahi, boxes[2 * kb], boxes[2 * kb + 1])
-                && !chunk_pairs(n, min_gap, ka, kb, &mut visit)
-            {
-                return false;
+            let apart = blo[0] > ahi[0] || alo[0] > bhi[0] || blo[1] > ahi[1] || alo[1] > bhi[1];
+            if apart {
+                continue;
+            }
+            let b_end = ((kb + 1) * CHUNK).min(n);
+            for i in a_start..a_end {
+                let j_start = if ka == kb { i + 1 } else { kb * CHUNK };
+                for j in j_start..b_end {
+                    let gap = j - i;
+                    if gap.min(n - gap) > min_gap && !visit(i, j) {
+                        return false;
+                    }
+                }
             }
         }
     }
     true
 }
 
-/// Whether some pair [`for_close_pairs`] would visit fails `ok` — the same pairs, visited in an
-/// unspecified order through a [`BoxTree`] (about `n` box tests instead of `n² / 2 CHUNK²`).
-/// The chunk-range bound of `for_close_pairs` only skips pairs the gap filter rejects, so the
-/// pair set is the same.
+/// Whether some pair [`for_close_pairs`] would visit fails `ok` — the same pairs, on long curves
+/// visited in an unspecified order through a [`BoxTree`] (about `n` box tests instead of
+/// `n² / 2 CHUNK²`). The chunk-range bound of `for_close_pairs` only skips pairs the gap filter
+/// rejects, so the pair set is the same.
 pub fn any_close_pair_fails(
     pts: &[Vec2],
     boxes: &mut [Vec2],
@@ -230,10 +252,18 @@ pub fn any_close_pair_fails(
     mut ok: impl FnMut(usize, usize) -> bool,
 ) -> bool {
     let n = pts.len();
+    if n.div_ceil(CHUNK) <= FLAT_CHUNKS {
+        return !for_close_pairs(pts, boxes, reach, min_gap, ok);
+    }
     let chunks = chunk_boxes(pts, boxes);
     let tree = BoxTree::build(boxes, chunks);
     !tree.for_meeting_leaves(reach, |ka, kb| chunk_pairs(n, min_gap, ka, kb, &mut ok))
 }
+
+/// Chunk counts up to which [`any_close_pair_fails`] scans chunk pairs flat: below it the tree
+/// costs more than the `chunks² / 2` box tests it saves (measured with callgrind on the polar
+/// preset, about 43 chunks, and f1, about 125).
+const FLAT_CHUNKS: usize = 64;
 
 /// Fills `boxes` with the boxes of the chunks of `pts`; returns the chunk count.
 fn chunk_boxes(pts: &[Vec2], boxes: &mut [Vec2]) -> usize {

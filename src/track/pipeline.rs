@@ -718,22 +718,26 @@ impl Pipeline {
                     s.arcs.par_chunks_mut(n_max),
                     s.pair.par_chunks_mut(2 * n_max),
                     s.mids.par_chunks_mut(2 * n_max),
+                    s.heads.par_chunks_mut(buckets),
+                    s.next.par_chunks_mut(2 * n_max),
+                    s.cells.par_chunks_mut(2 * n_max),
                     s.active.par_iter_mut(),
                     s.attempt.par_iter_mut(),
                     s.ok.par_iter_mut(),
                 );
-                // The kernel's spatial hash (`heads`, `next`, `cells`) has no CPU reader: the
-                // lane's crossing tests use a box tree in `mids` (the same verdicts).
                 launch.lanes(
                     lanes.into_par_iter(),
-                    |_, (pts, &count, arclen, border, boxes, act, attempt, ok)| {
+                    |_, (pts, &count, arclen, border, mids, heads, next, cells, act, attempt, ok)| {
                         if *act == 0 {
                             return;
                         }
                         let mut scratch = ValidityScratch {
                             arclen,
                             border,
-                            boxes,
+                            mids,
+                            heads,
+                            next,
+                            cells,
                         };
                         *ok = u8::from(is_valid(&pts[..count as usize], &consts, &mut scratch));
                         *attempt += 1;

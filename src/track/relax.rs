@@ -62,8 +62,28 @@ pub fn relax_sweeps(
     for _ in 0..sweeps {
         let disp = &mut s.disp[..n];
         disp.fill(Vec2::new(0.0, 0.0));
+        let sep2 = c.separation_m * c.separation_m;
         if flags & TOO_CLOSE != 0 {
-            separation_pass(pts, c, s);
+            let spacing = super::resample::closed_length(pts) / n as f32;
+            let excl = neighbour_gap(c.neighbour_arc_m, spacing);
+            let (disp, boxes) = s.disp.split_at_mut(n);
+            for_close_pairs(pts, boxes, c.separation_m, excl, |i, j| {
+                if dist2(pts[i], pts[j]) < sep2 {
+                    let d = dist(pts[i], pts[j]);
+                    if d > 0.0 {
+                        let push = 0.5 * (c.separation_m - d) / d;
+                        let v = [
+                            (pts[i][0] - pts[j][0]) * push,
+                            (pts[i][1] - pts[j][1]) * push,
+                        ];
+                        disp[i][0] += v[0];
+                        disp[i][1] += v[1];
+                        disp[j][0] -= v[0];
+                        disp[j][1] -= v[1];
+                    }
+                }
+                true
+            });
         }
         // Segment lengths of the current positions (Jacobi: every move reads the same state).
         let (disp, lengths) = s.disp.split_at_mut(n);
@@ -122,35 +142,6 @@ pub fn relax_sweeps(
             break;
         }
     }
-}
-
-/// The separation pushes of one sweep, accumulated into `s.disp[..n]` in the pair order of
-/// [`for_close_pairs`] (the twin's). Kept out of line: inlined into the sweep, it changed how
-/// LLVM compiled the sweep's other loops (a third more instructions in the curvature flags).
-#[inline(never)]
-fn separation_pass(pts: &[Vec2], c: &RelaxConsts, s: &mut RelaxScratch<'_>) {
-    let n = pts.len();
-    let sep2 = c.separation_m * c.separation_m;
-    let spacing = super::resample::closed_length(pts) / n as f32;
-    let excl = neighbour_gap(c.neighbour_arc_m, spacing);
-    let (disp, boxes) = s.disp.split_at_mut(n);
-    for_close_pairs(pts, boxes, c.separation_m, excl, |i, j| {
-        if dist2(pts[i], pts[j]) < sep2 {
-            let d = dist(pts[i], pts[j]);
-            if d > 0.0 {
-                let push = 0.5 * (c.separation_m - d) / d;
-                let v = [
-                    (pts[i][0] - pts[j][0]) * push,
-                    (pts[i][1] - pts[j][1]) * push,
-                ];
-                disp[i][0] += v[0];
-                disp[i][1] += v[1];
-                disp[j][0] -= v[0];
-                disp[j][1] -= v[1];
-            }
-        }
-        true
-    });
 }
 
 /// The index gap under which two points of a curve with mean `spacing` are neighbours.

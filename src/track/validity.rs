@@ -16,11 +16,12 @@
 //! Each test visits only the pairs a written bound cannot exclude (the bound sits beside the
 //! shortcut and a unit test pins it): thickness skips pairs at index gap ≤ [`exempt_gap`] and
 //! chunk pairs whose boxes are farther apart than the separation (`chunks`); the crossing tests
-//! skip segment pairs from chunks of segments whose boxes do not meet ([`simple_polylines`]).
+//! skip segment pairs whose midpoints lie in non-adjacent grid cells ([`simple_polylines`]).
 //! The border tests are never skipped as a whole.
 
-use super::chunks::{any_close_pair_fails, BoxTree, CHUNK};
+use super::chunks::any_close_pair_fails;
 use super::geometry::{curvature_exceeds, dist, dist2, segments_intersect, signed_area2};
+use super::grid::Grid;
 use crate::geom::Vec2;
 use crate::math::{atan2, TAU};
 
@@ -36,14 +37,20 @@ pub struct ValidityConsts {
     pub min_turn_radius_m: f32,
 }
 
-/// Scratch of one lane: `arclen` holds `n` words, `border` and `boxes` `2·n` points.
+/// Scratch of one lane: `border` and `mids` hold `2·n` points, `next` `2·n` links.
 pub struct ValidityScratch<'a> {
     /// Arc length per point.
     pub arclen: &'a mut [f32],
     /// Outer then inner border points (`2·n`).
     pub border: &'a mut [Vec2],
-    /// Chunk box trees (`2·n`: [`boxes_len`] of `2·n` points is at most that).
-    pub boxes: &'a mut [Vec2],
+    /// Border segment midpoints (`2·n`).
+    pub mids: &'a mut [Vec2],
+    /// Grid buckets.
+    pub heads: &'a mut [u32],
+    /// Grid links.
+    pub next: &'a mut [u32],
+    /// Grid cell keys.
+    pub cells: &'a mut [u64],
 }
 
 /// Left unit normal of point `i` of a closed curve (from the central difference).
@@ -123,7 +130,7 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
     let min_sep2 = min_sep * min_sep;
     let neighbour_arc = crate::math::PI * hw;
     let min_gap = exempt_gap(neighbour_arc, longest_centre, n);
-    let thin = any_close_pair_fails(pts, s.boxes, 2.0 * hw, min_gap, |i, j| {
+    let thin = any_close_pair_fails(pts, s.mids, 2.0 * hw, min_gap, |i, j| {
         let gap = arclen[j] - arclen[i];
         let arc = gap.min(total - gap);
         !(arc > neighbour_arc && dist2(pts[i], pts[j]) < min_sep2)
@@ -132,8 +139,8 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
         return false;
     }
     // 6. the centerline is simple, and 7. so are both borders and they do not meet: every
-    // segment pair whose chunk boxes meet is tested (see `simple_polylines`).
-    if !simple_polylines(pts, 1, s.boxes) {
+    // segment pair the grid's bound cannot exclude is tested (see `simple_polylines`).
+    if !simple_polylines(pts, 1, s) {
         return false;
     }
     // Borders: outer = centre − σ·hw·left, inner = centre + σ·hw·left.
@@ -145,7 +152,10 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
         border[i] = Vec2::new(p[0] - sigma * hw * nl[0], p[1] - sigma * hw * nl[1]);
         border[n + i] = Vec2::new(p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]);
     }
-    simple_polylines(border, 2, s.boxes)
+    let border = std::mem::take(&mut s.border);
+    let simple = simple_polylines(&border[..2 * n], 2, s);
+    s.border = border;
+    simple
 }
 
 /// Whether the turn at `p` from `a` to `b` (`dot = (p − a)·(b − p)`) is one a circle of radius
@@ -186,19 +196,19 @@ pub fn exempt_gap(arc: f32, longest: f32, n: usize) -> usize {
 /// Whether `parts` closed polylines of `n = pts.len() / parts` points each (polyline `q` is
 /// `pts[q·n .. (q + 1)·n]`, segment `k` joins point `k` to its successor on the same polyline)
 /// are simple and disjoint: no two segments intersect, except consecutive ones of one polyline
-/// at their shared point. False for non-finite points and when every segment has length 0.
-/// `boxes` is scratch of at least [`boxes_len`](super::chunks::boxes_len)`(pts.len())` points.
+/// at their shared point. False for non-finite points.
 ///
-/// Every segment pair is tested unless a bound proves it cannot meet: segments are cut into
-/// chunks of [`CHUNK`] consecutive ones, each with the axis-aligned box of its endpoints, and
-/// only pairs from chunks whose boxes meet (touching counts) are tested, found through a
-/// [`BoxTree`]. [`segments_intersect`] reports only pairs whose own boxes meet, and a segment's
-/// box lies in its chunk's (`min`/`max` are exact), so no meeting pair is skipped: the verdict
-/// is the all-pairs one, with no rounding margin.
-pub fn simple_polylines(pts: &[Vec2], parts: usize, boxes: &mut [Vec2]) -> bool {
-    let m = pts.len();
-    let n = m / parts;
-    // The successor of point `k` on its polyline (no division for one or two polylines).
+/// Every segment pair is tested unless a bound proves it cannot meet: segments are keyed by
+/// their midpoints in a grid of cell side `cell = 1.01 · longest` (`longest` the longest
+/// segment). Two segments that meet at a point `x` have midpoints within `|ab|/2 + |cd|/2 ≤
+/// longest` of each other (each midpoint is within half its length of `x`), so their cells
+/// differ by at most 1 on each axis and `Grid::for_pairs` visits them. The 1 % margin absorbs
+/// the rounding of the midpoints and of `coordinate / cell`: it only matters once coordinates
+/// exceed about 10⁴ cells, and a track's extent is at most `n_max ≤ 4096` segments.
+pub fn simple_polylines(pts: &[Vec2], parts: usize, s: &mut ValidityScratch<'_>) -> bool {
+    let n = pts.len() / parts;
+    // The successor of point `k` on its polyline: `(k / n)·n + (k % n + 1) % n`, without the
+    // divisions for one or two polylines (the borders).
     let seg_end = |k: usize| {
         let e = k + 1;
         let wraps = if parts <= 2 {
@@ -212,97 +222,29 @@ pub fn simple_polylines(pts: &[Vec2], parts: usize, boxes: &mut [Vec2]) -> bool 
             e
         }
     };
-    if !pts.iter().all(|p| p[0].is_finite() && p[1].is_finite()) {
-        return false;
-    }
     let mut longest = 0.0f32;
-    for k in 0..m {
-        longest = longest.max(dist2(pts[k], pts[seg_end(k)]));
+    for k in 0..pts.len() {
+        longest = longest.max(dist(pts[k], pts[seg_end(k)]));
     }
     if !(longest > 0.0 && longest.is_finite()) {
         return false;
     }
-    // The points are finite: plain comparisons give the same boxes as `f32::min`/`max`.
-    let (min, max) = (
-        |a: f32, b: f32| if b < a { b } else { a },
-        |a: f32, b: f32| if b > a { b } else { a },
-    );
-    let chunks = m.div_ceil(CHUNK);
-    for c in 0..chunks {
-        let (mut lo, mut hi) = (pts[c * CHUNK], pts[c * CHUNK]);
-        for k in c * CHUNK..((c + 1) * CHUNK).min(m) {
-            for p in [pts[k], pts[seg_end(k)]] {
-                lo = Vec2::new(min(lo[0], p[0]), min(lo[1], p[1]));
-                hi = Vec2::new(max(hi[0], p[0]), max(hi[1], p[1]));
-            }
-        }
-        boxes[2 * c] = lo;
-        boxes[2 * c + 1] = hi;
+    let mids = &mut s.mids[..pts.len()];
+    for (k, m) in mids.iter_mut().enumerate() {
+        let (a, b) = (pts[k], pts[seg_end(k)]);
+        *m = Vec2::new(0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]));
     }
-    let tree = BoxTree::build(boxes, chunks);
-    // Bit per side of the box `[lo, hi]` that `p` lies strictly beyond: a segment's box is
-    // apart from `[lo, hi]` exactly when both its ends lie beyond one same side.
-    let outcode = |p: Vec2, (lo, hi): (Vec2, Vec2)| {
-        u32::from(p[0] < lo[0])
-            | u32::from(p[0] > hi[0]) << 1
-            | u32::from(p[1] < lo[1]) << 2
-            | u32::from(p[1] > hi[1]) << 3
-    };
-    // Bit `k − start` for each segment `k` of `start..end` whose box meets `other`.
-    let meeting = |start: usize, end: usize, other: (Vec2, Vec2)| {
-        let mut bits = 0u32;
-        let mut code = outcode(pts[start], other);
-        for k in start..end {
-            let e = seg_end(k);
-            let next = outcode(pts[e], other);
-            bits |= u32::from(code & next == 0) << (k - start);
-            code = if e == k + 1 {
-                next
-            } else if k + 1 < end {
-                outcode(pts[k + 1], other)
-            } else {
-                0
-            };
+    let grid = Grid::build(s.heads, s.next, s.cells, mids, 1.01 * longest);
+    grid.for_pairs(|k, m| {
+        if seg_end(k) == m || seg_end(m) == k {
+            return true;
         }
-        bits
-    };
-    tree.for_meeting_leaves(0.0, |ka, kb| {
-        let (a_start, a_end) = (ka * CHUNK, ((ka + 1) * CHUNK).min(m));
-        let (b_start, b_end) = (kb * CHUNK, ((kb + 1) * CHUNK).min(m));
-        // Segments of each chunk whose box meets the other chunk's: only those can meet a
-        // segment of it (within one chunk, all).
-        let (mut in_a, in_b) = if ka == kb {
-            let all = (1u32 << (a_end - a_start)) - 1;
-            (all, all)
-        } else {
-            (
-                meeting(a_start, a_end, tree.leaf(kb)),
-                meeting(b_start, b_end, tree.leaf(ka)),
-            )
-        };
-        while in_a != 0 {
-            let i = a_start + in_a.trailing_zeros() as usize;
-            in_a &= in_a - 1;
-            let (p, q) = (pts[i], pts[seg_end(i)]);
-            let mut rest = in_b;
-            while rest != 0 {
-                let j = b_start + rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                if j <= i || seg_end(i) == j || seg_end(j) == i {
-                    continue;
-                }
-                if segments_intersect(p, q, pts[j], pts[seg_end(j)]) {
-                    return false;
-                }
-            }
-        }
-        true
+        !segments_intersect(pts[k], pts[seg_end(k)], pts[m], pts[seg_end(m)])
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::chunks::boxes_len;
     use super::*;
 
     #[test]
@@ -376,8 +318,8 @@ mod tests {
         assert_eq!(exempt_gap(f32::NAN, 5.0, 100), 0);
     }
 
-    /// The chunk-box bound of `simple_polylines` (only pairs from chunks whose boxes meet are
-    /// tested): its verdict equals the all-pairs test with the same predicate, on random
+    /// The grid bound of `simple_polylines` (cells of 1.01 × the longest segment see every
+    /// meeting pair): its verdict equals the all-pairs test with the same predicate, on random
     /// loops that cross themselves and each other often, at large and small coordinates.
     #[test]
     fn simple_polylines_matches_all_pairs() {
@@ -413,8 +355,22 @@ mod tests {
                 .into();
             }
             let m = parts * n;
-            let mut boxes = vec![Vec2::ZERO; boxes_len(m)];
-            let got = simple_polylines(&pts, parts, &mut boxes);
+            let (mut arclen, mut border, mut mids) =
+                (vec![0.0; m], vec![Vec2::ZERO; m], vec![Vec2::ZERO; m]);
+            let (mut heads, mut next, mut cells) = (
+                vec![0; super::super::grid::buckets_for(m)],
+                vec![0; m],
+                vec![0; m],
+            );
+            let mut s = ValidityScratch {
+                arclen: &mut arclen,
+                border: &mut border,
+                mids: &mut mids,
+                heads: &mut heads,
+                next: &mut next,
+                cells: &mut cells,
+            };
+            let got = simple_polylines(&pts, parts, &mut s);
             let end = |k: usize| (k / n) * n + (k % n + 1) % n;
             let want = (0..m).all(|k| {
                 (k + 1..m).all(|j| {

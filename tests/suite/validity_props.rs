@@ -9,6 +9,7 @@
 
 use proptest::prelude::*;
 use trackgen::geom::Vec2;
+use trackgen::track::grid::buckets_for;
 use trackgen::track::validity::{is_valid, ValidityConsts, ValidityScratch};
 
 use crate::track_oracle::{borders, geometry, P};
@@ -23,11 +24,13 @@ fn library(c: &[P]) -> bool {
         .iter()
         .map(|p| Vec2::new(p[0] as f32, p[1] as f32))
         .collect();
-    let (mut arclen, mut border, mut boxes) = (
+    let (mut arclen, mut border, mut mids) = (
         vec![0.0; n],
         vec![Vec2::ZERO; 2 * n],
         vec![Vec2::ZERO; 2 * n],
     );
+    let (mut heads, mut next, mut cells) =
+        (vec![0; buckets_for(2 * n)], vec![0; 2 * n], vec![0; 2 * n]);
     let consts = ValidityConsts {
         half_width_m: HW as f32,
         min_turn_radius_m: MIN_TURN_RADIUS as f32,
@@ -35,7 +38,10 @@ fn library(c: &[P]) -> bool {
     let mut s = ValidityScratch {
         arclen: &mut arclen,
         border: &mut border,
-        boxes: &mut boxes,
+        mids: &mut mids,
+        heads: &mut heads,
+        next: &mut next,
+        cells: &mut cells,
     };
     is_valid(&pts, &consts, &mut s)
 }
