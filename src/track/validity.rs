@@ -236,10 +236,24 @@ pub fn simple_polylines(pts: &[Vec2], parts: usize, s: &mut ValidityScratch<'_>)
     }
     let grid = Grid::build(s.heads, s.next, s.cells, mids, 1.01 * longest);
     grid.for_pairs(|k, m| {
-        if seg_end(k) == m || seg_end(m) == k {
+        let (ek, em) = (seg_end(k), seg_end(m));
+        if ek == m || em == k {
             return true;
         }
-        !segments_intersect(pts[k], pts[seg_end(k)], pts[m], pts[seg_end(m)])
+        let (a, b, c, d) = (pts[k], pts[ek], pts[m], pts[em]);
+        // `segments_intersect`'s own first test with plain comparisons: `a < c && a < d &&
+        // b < c && b < d` holds only where `max(a, b) < min(c, d)` does (NaN fails both ways
+        // here and falls through to the full test). Most candidate pairs end here, without the
+        // NaN-aware `min`/`max`.
+        let below = |a: f32, b: f32, c: f32, d: f32| a < c && a < d && b < c && b < d;
+        if below(a[0], b[0], c[0], d[0])
+            || below(c[0], d[0], a[0], b[0])
+            || below(a[1], b[1], c[1], d[1])
+            || below(c[1], d[1], a[1], b[1])
+        {
+            return true;
+        }
+        !segments_intersect(a, b, c, d)
     })
 }
 
