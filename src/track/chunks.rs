@@ -103,12 +103,6 @@ impl<'a> BoxTree<'a> {
         }
     }
 
-    /// Leaf `k`'s box.
-    #[inline(always)]
-    pub fn leaf(&self, k: usize) -> (Vec2, Vec2) {
-        (self.boxes[2 * k], self.boxes[2 * k + 1])
-    }
-
     /// Calls `visit(a, b)` (`a ≤ b`) for every pair of leaves whose boxes meet — leaf `a`'s
     /// grown by `reach` on every side, as [`for_close_pairs`] grows the lower chunk — in an
     /// unspecified order, until `visit` returns `false`; returns whether all were visited.
