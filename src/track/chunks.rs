@@ -9,6 +9,10 @@
 //! Pairs whose cyclic index gap is at most `min_gap` are never visited (callers pass a gap under
 //! which points are neighbours along the curve), and chunk pairs made only of such pairs are
 //! skipped without a box test.
+//!
+//! Tests that only ask whether some pair fails ([`any_close_pair_fails`]) do not need that order:
+//! on long curves they find the chunk pairs through a [`BoxTree`] over the chunk boxes, about
+//! `n / CHUNK` box tests in all instead of `(n / CHUNK)² / 2`.
 
 use crate::geom::Vec2;
 
@@ -18,8 +22,8 @@ pub const CHUNK: usize = 4;
 /// Children per node of the box tree over the chunk boxes.
 const FANOUT: usize = 4;
 
-/// Levels the box tree can have: enough for `FANOUT^(MAX_LEVELS − 1)` chunks, far beyond any
-/// addressable point count.
+/// Levels the box tree can have: enough for `FANOUT^(MAX_LEVELS − 1)` ≈ 10⁹ chunks (4·10⁹
+/// points), far beyond any track (`n_max ≤ 4096`, twice that for both borders).
 const MAX_LEVELS: usize = 16;
 
 /// Boxes of a tree over `chunks` leaf boxes: the leaves, then each level's `div_ceil(FANOUT)` of
