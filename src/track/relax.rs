@@ -13,7 +13,7 @@
 //! Sweeps run in windows of the launch context's bounded loop; after each window
 //! [`violation`] decides whether the env is still active.
 
-use super::chunks::for_close_pairs;
+use super::chunks::{any_close_pair_fails, for_close_pairs};
 use super::geometry::{curvature_exceeds, dist, dist2};
 use crate::geom::Vec2;
 
@@ -192,10 +192,10 @@ pub fn violation(pts: &[Vec2], c: &RelaxConsts, s: &mut RelaxScratch<'_>, check_
     }
     let converged2 = c.converged_separation_m * c.converged_separation_m;
     let boxes = &mut s.disp[n..];
-    let all_apart = for_close_pairs(pts, boxes, c.converged_separation_m, min_gap, |i, j| {
+    let too_close = any_close_pair_fails(pts, boxes, c.converged_separation_m, min_gap, |i, j| {
         dist2(pts[i], pts[j]) >= converged2
     });
-    if !all_apart {
+    if too_close {
         flags |= TOO_CLOSE;
     }
     flags

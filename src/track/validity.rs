@@ -19,7 +19,7 @@
 //! skip segment pairs whose midpoints lie in non-adjacent grid cells ([`simple_polylines`]).
 //! The border tests are never skipped as a whole.
 
-use super::chunks::for_close_pairs;
+use super::chunks::any_close_pair_fails;
 use super::geometry::{curvature_exceeds, dist, dist2, segments_intersect, signed_area2};
 use super::grid::Grid;
 use crate::geom::Vec2;
@@ -123,19 +123,19 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
     }
     // 5. thickness over pairs more than π·hw apart along the curve. A pair whose cyclic index gap
     // is at most `min_gap` is at most `min_gap · longest_centre ≤ π·hw` apart along the curve,
-    // so it is exempt by definition and `for_close_pairs` need not visit it. Only pairs closer
+    // so it is exempt by definition and `any_close_pair_fails` need not visit it. Only pairs closer
     // than `min_sep` can fail; `reach = 2·hw` exceeds it by 2·SLACK·hw, far above the rounding
     // of the chunk boxes (see `chunks`).
     let min_sep = 2.0 * (1.0 - SLACK) * hw;
     let min_sep2 = min_sep * min_sep;
     let neighbour_arc = crate::math::PI * hw;
     let min_gap = exempt_gap(neighbour_arc, longest_centre, n);
-    let thick = for_close_pairs(pts, s.mids, 2.0 * hw, min_gap, |i, j| {
+    let thin = any_close_pair_fails(pts, s.mids, 2.0 * hw, min_gap, |i, j| {
         let gap = arclen[j] - arclen[i];
         let arc = gap.min(total - gap);
         !(arc > neighbour_arc && dist2(pts[i], pts[j]) < min_sep2)
     });
-    if !thick {
+    if thin {
         return false;
     }
     // 6. the centerline is simple, and 7. so are both borders and they do not meet: every
@@ -207,9 +207,20 @@ pub fn exempt_gap(arc: f32, longest: f32, n: usize) -> usize {
 /// exceed about 10⁴ cells, and a track's extent is at most `n_max ≤ 4096` segments.
 pub fn simple_polylines(pts: &[Vec2], parts: usize, s: &mut ValidityScratch<'_>) -> bool {
     let n = pts.len() / parts;
+    // The successor of point `k` on its polyline: `(k / n)·n + (k % n + 1) % n`, without the
+    // divisions for one or two polylines (the borders).
     let seg_end = |k: usize| {
-        let q = k / n;
-        q * n + (k % n + 1) % n
+        let e = k + 1;
+        let wraps = if parts <= 2 {
+            e == n || e == 2 * n
+        } else {
+            e % n == 0
+        };
+        if wraps {
+            e - n
+        } else {
+            e
+        }
     };
     let mut longest = 0.0f32;
     for k in 0..pts.len() {
@@ -225,10 +236,24 @@ pub fn simple_polylines(pts: &[Vec2], parts: usize, s: &mut ValidityScratch<'_>)
     }
     let grid = Grid::build(s.heads, s.next, s.cells, mids, 1.01 * longest);
     grid.for_pairs(|k, m| {
-        if seg_end(k) == m || seg_end(m) == k {
+        let (ek, em) = (seg_end(k), seg_end(m));
+        if ek == m || em == k {
             return true;
         }
-        !segments_intersect(pts[k], pts[seg_end(k)], pts[m], pts[seg_end(m)])
+        let (a, b, c, d) = (pts[k], pts[ek], pts[m], pts[em]);
+        // `segments_intersect`'s own first test with plain comparisons: `a < c && a < d &&
+        // b < c && b < d` holds only where `max(a, b) < min(c, d)` does (NaN fails both ways
+        // here and falls through to the full test). Most candidate pairs end here, without the
+        // NaN-aware `min`/`max`.
+        let below = |a: f32, b: f32, c: f32, d: f32| a < c && a < d && b < c && b < d;
+        if below(a[0], b[0], c[0], d[0])
+            || below(c[0], d[0], a[0], b[0])
+            || below(a[1], b[1], c[1], d[1])
+            || below(c[1], d[1], a[1], b[1])
+        {
+            return true;
+        }
+        !segments_intersect(a, b, c, d)
     })
 }
 
@@ -321,7 +346,7 @@ mod tests {
         };
         let (mut simple, mut crossing) = (0, 0);
         for case in 0..3000 {
-            let parts = 1 + case % 2;
+            let parts = 1 + case % 3;
             let n = 8 + (case / 2) % 40;
             let offset = if case % 3 == 0 { 3000.0 } else { 0.0 };
             let wobble = 0.3 * (case % 7) as f32 * unit();
