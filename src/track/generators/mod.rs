@@ -112,6 +112,7 @@ pub fn from_preset(preset: &Preset) -> Arc<dyn Stage> {
             radius_m: scale,
             radius_jitter,
             angle_jitter,
+            min_turn_radius_m: preset.track.min_turn_radius_m,
         }),
         GeneratorParams::Bezier {
             n_ctrl,
@@ -122,6 +123,7 @@ pub fn from_preset(preset: &Preset) -> Arc<dyn Stage> {
             radius_m: scale,
             handle,
             radius_jitter,
+            min_turn_radius_m: preset.track.min_turn_radius_m,
         }),
         GeneratorParams::Hull {
             n_points,
@@ -130,6 +132,7 @@ pub fn from_preset(preset: &Preset) -> Arc<dyn Stage> {
             n_points: n_points as usize,
             radius_m: scale,
             displacement,
+            min_turn_radius_m: preset.track.min_turn_radius_m,
         }),
         GeneratorParams::Voronoi {
             n_sites,
