@@ -242,23 +242,49 @@ TG_HD inline tg_u32 tg_circuit_steps(float t, tg_u32 cap) {
     return s < cap ? (tg_u32)s : cap;
 }
 
-// The state of one corner integration: the point, the points written, and the step count.
+// The state of one corner integration: the point, the steps taken, the points written, the
+// step count, and where the points go (Rust `circuit::Walk`).
 struct tg_circuit_walk {
     tg_vec2 p;
+    tg_u32 k;
     tg_u32 written;
     tg_u32 total;
     tg_vec2* pts;
 };
 
-// One integration step of length h at `heading`; step k's end point is kept unless it is the
-// corner's last.
-TG_HD inline void tg_circuit_step(tg_circuit_walk* w, tg_u32 k, float h, float heading) {
-    tg_f32x2 sc = tg_sin_cos(heading);
-    w->p.x += h * sc.b;
-    w->p.y += h * sc.a;
-    if (k + 1u < w->total) {
-        w->pts[w->written] = w->p;
-        w->written += 1u;
+// n steps of length h, step i at heading psi0 + sum_{j<i} (d0 + j·dd), the directions turned by
+// rotation recurrences; each step's end point is kept unless it is the corner's last (Rust
+// `Walk::section`).
+TG_HD inline void tg_circuit_section(tg_circuit_walk* w, tg_u32 n, float h, float psi0, float d0,
+                                     float dd) {
+    tg_f32x2 u = tg_sin_cos(psi0);
+    // A section of one step needs no turn, of two no change of turn.
+    tg_f32x2 e = n >= 2u ? tg_sin_cos(d0) : tg_f32x2{0.0f, 1.0f};
+    tg_f32x2 f = n >= 3u ? tg_sin_cos(dd) : tg_f32x2{0.0f, 1.0f};
+    float s = u.a;
+    float c = u.b;
+    float es = e.a;
+    float ec = e.b;
+    for (tg_u32 i = 0u; i < n; ++i) {
+        w->p.x += h * c;
+        w->p.y += h * s;
+        if (w->k + 1u < w->total) {
+            w->pts[w->written] = w->p;
+            w->written += 1u;
+        }
+        w->k += 1u;
+        if (i + 1u < n) {
+            float c2 = c * ec - s * es;
+            float s2 = s * ec + c * es;
+            c = c2;
+            s = s2;
+            if (i + 2u < n) {
+                float ec2 = ec * f.b - es * f.a;
+                float es2 = es * f.b + ec * f.a;
+                ec = ec2;
+                es = es2;
+            }
+        }
     }
 }
 
@@ -278,33 +304,26 @@ TG_HD inline tg_u32 tg_circuit_integrate_corner(float transition, float turn, fl
     tg_u32 n_arc = tg_circuit_steps(arc_turn, TG_CIRCUIT_MAX_ARC_STEPS);
     tg_circuit_walk w;
     w.p = tg_v2(0.0f, 0.0f);
+    w.k = 0u;
     w.written = 0u;
     w.total = 2u * n_ramp + n_arc;
     w.pts = pts;
-    tg_u32 k = 0u;
     float ramp_end = 0.5f * kappa * ramp_len;
     if (n_ramp > 0u) {
         float h = ramp_len / (float)n_ramp;
-        for (tg_u32 i = 0u; i < n_ramp; ++i) {
-            float s = ((float)i + 0.5f) * h;
-            tg_circuit_step(&w, k, h, kappa * s * s / (2.0f * ramp_len));
-            k += 1u;
-        }
+        float s0 = 0.5f * h;
+        float dd = kappa * h * h / ramp_len;
+        tg_circuit_section(&w, n_ramp, h, kappa * s0 * s0 / (2.0f * ramp_len), dd, dd);
     }
     float h = arc_len / (float)n_arc;
-    for (tg_u32 i = 0u; i < n_arc; ++i) {
-        float s = ((float)i + 0.5f) * h;
-        tg_circuit_step(&w, k, h, ramp_end + kappa * s);
-        k += 1u;
-    }
+    tg_circuit_section(&w, n_arc, h, ramp_end + kappa * (0.5f * h), kappa * h, 0.0f);
     float arc_end = ramp_end + kappa * arc_len;
     if (n_ramp > 0u) {
         float hr = ramp_len / (float)n_ramp;
-        for (tg_u32 i = 0u; i < n_ramp; ++i) {
-            float s = ((float)i + 0.5f) * hr;
-            tg_circuit_step(&w, k, hr, arc_end + kappa * (s - s * s / (2.0f * ramp_len)));
-            k += 1u;
-        }
+        float s0 = 0.5f * hr;
+        float dd = kappa * hr * hr / ramp_len;
+        tg_circuit_section(&w, n_ramp, hr, arc_end + kappa * (s0 - s0 * s0 / (2.0f * ramp_len)),
+                           kappa * hr - dd, -dd);
     }
     *end = w.p;
     return w.written;

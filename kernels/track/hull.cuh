@@ -10,7 +10,8 @@ struct tg_hull_params {
     tg_u32 n_points;
     float radius_m;
     float displacement;
-    tg_u32 pad;
+    // 1 / (SOFTEN_MARGIN · min_turn_radius_m): the curvature the polygon is softened to.
+    float max_curvature;
 };
 static_assert(sizeof(tg_hull_params) == 48, "tg_hull_params is 48 bytes");
 
@@ -93,6 +94,7 @@ TG_HD inline tg_u32 tg_hull_lane(const tg_hull_params& p, tg_rng* rng, float* sc
         poly[m] = tg_v2(0.5f * (a.x + b.x) + d * ey, 0.5f * (a.y + b.y) - d * ex);
         m += 1u;
     }
+    tg_soften_closed(poly, m, p.max_curvature, TG_SOFTEN_ROUNDS, tg_catmull_rom_segments());
     return tg_catmull_rom_closed(poly, m, out, out_len);
 }
 

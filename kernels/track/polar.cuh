@@ -11,11 +11,14 @@ struct tg_polar_params {
     float radius_m;
     float radius_jitter;
     float angle_jitter;
+    // 1 / (SOFTEN_MARGIN · min_turn_radius_m): the curvature the control points are softened to.
+    float max_curvature;
+    tg_u32 pad;
 };
-static_assert(sizeof(tg_polar_params) == 48, "tg_polar_params is 48 bytes");
+static_assert(sizeof(tg_polar_params) == 56, "tg_polar_params is 56 bytes");
 
-// Jittered radii at jittered angles (2·n_ctrl scratch words of control points), sampled by the
-// closed Catmull–Rom spline into out[0..out_len); returns the number of points written.
+// Jittered radii at jittered angles (2·n_ctrl scratch words of control points), softened against
+// max_curvature, sampled by the closed Catmull–Rom spline into out[0..out_len); returns the number of points written.
 TG_HD inline tg_u32 tg_polar_lane(const tg_polar_params& p, tg_rng* rng, float* scratch,
                                   tg_vec2* out, tg_u32 out_len) {
     tg_u32 n = p.n_ctrl;
@@ -27,6 +30,7 @@ TG_HD inline tg_u32 tg_polar_lane(const tg_polar_params& p, tg_rng* rng, float* 
         tg_f32x2 sc = tg_sin_cos(angle);
         ctrl[i] = tg_v2(r * sc.b, r * sc.a);
     }
+    tg_soften_closed(ctrl, n, p.max_curvature, TG_SOFTEN_ROUNDS, tg_catmull_rom_segments());
     return tg_catmull_rom_closed(ctrl, n, out, out_len);
 }
 

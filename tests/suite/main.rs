@@ -20,6 +20,7 @@ mod course_regenerate;
 mod course_support;
 mod cuda_device;
 mod cuda_pipeline;
+mod curvature_gen;
 mod determinism;
 mod dir_listing;
 mod emulated;

@@ -1,8 +1,13 @@
 //! The Bézier generator: stratified random control points joined by closed cubic Bézier
 //! segments whose handles follow the neighbour chord, with random handle lengths.
+//!
+//! The control points are placed curvature-aware: before sampling, [`soften_closed`] moves each
+//! control point whose segments turn tighter than `SOFTEN_MARGIN · min_turn_radius` toward its
+//! neighbours, so the curve rarely needs the pipeline's relaxation.
 
 use bytemuck::{Pod, Zeroable};
 
+use super::spline::{soften_closed, SOFTEN_MARGIN, SOFTEN_ROUNDS};
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
 use crate::geom::bezier;
@@ -24,6 +29,8 @@ pub struct Bezier {
     pub handle: f32,
     /// Relative radius jitter.
     pub radius_jitter: f32,
+    /// The preset's minimum turn radius, metres: the control points are softened against it.
+    pub min_turn_radius_m: f32,
 }
 
 /// The Bézier fields of `tg_bezier_params` (`kernels/track/bezier.cuh`).
@@ -34,6 +41,15 @@ struct BezierParams {
     radius_m: f32,
     handle: f32,
     radius_jitter: f32,
+    max_curvature: f32,
+    pad: u32,
+}
+
+impl Bezier {
+    /// The curvature the control points are softened to, 1/m.
+    fn max_curvature(&self) -> f32 {
+        1.0 / (SOFTEN_MARGIN * self.min_turn_radius_m)
+    }
 }
 
 impl Stage for Bezier {
@@ -65,22 +81,14 @@ impl Stage for Bezier {
             pts[i] = Vec2::new(r * c, r * s);
             handles[i] = self.handle * (0.5 + rng.unit());
         }
+        let handles: &[f32] = handles;
+        let segment = |pts: &[Vec2], i: usize| segment(pts, handles, i);
+        soften_closed(pts, self.max_curvature(), SOFTEN_ROUNDS, segment);
         let mut written = 0;
         for i in 0..n {
-            let prev = pts[(i + n - 1) % n];
-            let a = pts[i];
-            let d = pts[(i + 1) % n];
-            let next = pts[(i + 2) % n];
-            let seg = [d[0] - a[0], d[1] - a[1]];
-            let seg_len = (seg[0] * seg[0] + seg[1] * seg[1]).sqrt();
-            let ta = unit(Vec2::new(d[0] - prev[0], d[1] - prev[1]));
-            let td = unit(Vec2::new(next[0] - a[0], next[1] - a[1]));
-            let ha = handles[i] * seg_len;
-            let hd = handles[(i + 1) % n] * seg_len;
-            let b = [a[0] + ta[0] * ha, a[1] + ta[1] * ha];
-            let c = [d[0] - td[0] * hd, d[1] - td[1] * hd];
+            let [a, b, c, d] = segment(pts, i);
             for k in 0..SAMPLES {
-                out[written] = bezier(a, b.into(), c.into(), d, k as f32 / SAMPLES as f32);
+                out[written] = bezier(a, b, c, d, k as f32 / SAMPLES as f32);
                 written += 1;
             }
         }
@@ -95,9 +103,30 @@ impl Stage for Bezier {
                 radius_m: self.radius_m,
                 handle: self.handle,
                 radius_jitter: self.radius_jitter,
+                max_curvature: self.max_curvature(),
+                pad: 0,
             }),
         })
     }
+}
+
+/// The cubic Bézier `[a, b, c, d]` from `pts[i]` to `pts[i + 1]` (indices modulo the length): its
+/// handles follow the neighbour chords, `handles[i]` and `handles[i + 1]` of the segment long.
+fn segment(pts: &[Vec2], handles: &[f32], i: usize) -> [Vec2; 4] {
+    let n = pts.len();
+    let prev = pts[(i + n - 1) % n];
+    let a = pts[i];
+    let d = pts[(i + 1) % n];
+    let next = pts[(i + 2) % n];
+    let seg = [d[0] - a[0], d[1] - a[1]];
+    let seg_len = (seg[0] * seg[0] + seg[1] * seg[1]).sqrt();
+    let ta = unit(Vec2::new(d[0] - prev[0], d[1] - prev[1]));
+    let td = unit(Vec2::new(next[0] - a[0], next[1] - a[1]));
+    let ha = handles[i] * seg_len;
+    let hd = handles[(i + 1) % n] * seg_len;
+    let b = Vec2::new(a[0] + ta[0] * ha, a[1] + ta[1] * ha);
+    let c = Vec2::new(d[0] - td[0] * hd, d[1] - td[1] * hd);
+    [a, b, c, d]
 }
 
 /// `v / |v|`, or zero for a zero vector.

@@ -38,8 +38,11 @@
 //! radii grow by the same factor, so the minimum turn radius still holds).
 //!
 //! **Integration.** Each corner is integrated in its own frame with steps of at most 0.15 rad of
-//! turn, the heading evaluated exactly at each step's midpoint (IEEE operations and
-//! [`crate::math`] only). The corner's step points are kept in scratch and reused, rotated, for
+//! turn, each step along the heading at its midpoint. The heading is quadratic in the step index
+//! on each section (ramp, arc, ramp), so the step directions follow by rotation recurrences from
+//! at most three [`sin_cos`] per section instead of one per step (IEEE operations and [`crate::math`]
+//! only; the directions drift from unit length by rounding only, far below the closure
+//! tolerance). The corner's step points are kept in scratch and reused, rotated, for
 //! the output, so the displacement the closure solves with is the one the output walks.
 //! Crossings and clearance are left to the pipeline's validity check, per lane.
 
@@ -317,49 +320,77 @@ impl Circuit {
             0
         };
         let n_arc = steps(arc_turn, MAX_ARC_STEPS);
-        let total = 2 * n_ramp + n_arc;
-        let mut p = Vec2::ZERO;
-        let mut written = 0;
-        let mut step = |k: usize, h: f32, heading: f32, p: &mut Vec2| {
-            let (s, c) = sin_cos(heading);
-            p[0] += h * c;
-            p[1] += h * s;
-            if k + 1 < total {
-                pts[written] = *p;
-                written += 1;
-            }
+        let mut walk = Walk {
+            p: Vec2::ZERO,
+            k: 0,
+            written: 0,
+            total: 2 * n_ramp + n_arc,
+            pts,
         };
-        let mut k = 0;
+        // Headings at the step midpoints s_i = (i + ½)·h: on a ramp of length L from curvature
+        // 0 to κ, ψ(s) = κ·s²/2L (second difference κ·h²/L); on the arc, linear in s; on the
+        // ramp back, ψ(s) = ψ_arc + κ·(s − s²/2L).
         let ramp_end = 0.5 * kappa * ramp_len;
         if n_ramp > 0 {
             let h = ramp_len / n_ramp as f32;
-            for i in 0..n_ramp {
-                let s = (i as f32 + 0.5) * h;
-                step(k, h, kappa * s * s / (2.0 * ramp_len), &mut p);
-                k += 1;
-            }
+            let s0 = 0.5 * h;
+            let dd = kappa * h * h / ramp_len;
+            walk.section(n_ramp, h, kappa * s0 * s0 / (2.0 * ramp_len), dd, dd);
         }
         let h = arc_len / n_arc as f32;
-        for i in 0..n_arc {
-            let s = (i as f32 + 0.5) * h;
-            step(k, h, ramp_end + kappa * s, &mut p);
-            k += 1;
-        }
+        walk.section(n_arc, h, ramp_end + kappa * (0.5 * h), kappa * h, 0.0);
         let arc_end = ramp_end + kappa * arc_len;
         if n_ramp > 0 {
             let h = ramp_len / n_ramp as f32;
-            for i in 0..n_ramp {
-                let s = (i as f32 + 0.5) * h;
-                step(
-                    k,
-                    h,
-                    arc_end + kappa * (s - s * s / (2.0 * ramp_len)),
-                    &mut p,
-                );
-                k += 1;
+            let s0 = 0.5 * h;
+            let dd = kappa * h * h / ramp_len;
+            walk.section(
+                n_ramp,
+                h,
+                arc_end + kappa * (s0 - s0 * s0 / (2.0 * ramp_len)),
+                kappa * h - dd,
+                -dd,
+            );
+        }
+        (walk.written, walk.p)
+    }
+}
+
+/// The state of one corner integration: the point, the steps taken, the points written, the step
+/// count, and where the points go.
+struct Walk<'a> {
+    p: Vec2,
+    k: usize,
+    written: usize,
+    total: usize,
+    pts: &'a mut [Vec2],
+}
+
+impl Walk<'_> {
+    /// `n` steps of length `h`, step `i` at heading `ψ_0 + Σ_{j<i} (δ_0 + j·δδ)` (a heading
+    /// quadratic in `i`). The direction turns by the rotation recurrences `u ← u·e`, `e ← e·f`
+    /// (complex products; `e = e^{iδ_0}`, `f = e^{iδδ}`): at most three [`sin_cos`] per section
+    /// instead of one per step. Each step's end point is kept unless it is the corner's last.
+    fn section(&mut self, n: usize, h: f32, psi0: f32, d0: f32, dd: f32) {
+        let (mut s, mut c) = sin_cos(psi0);
+        // A section of one step needs no turn, of two no change of turn.
+        let (mut es, mut ec) = if n >= 2 { sin_cos(d0) } else { (0.0, 1.0) };
+        let (fs, fc) = if n >= 3 { sin_cos(dd) } else { (0.0, 1.0) };
+        for i in 0..n {
+            self.p[0] += h * c;
+            self.p[1] += h * s;
+            if self.k + 1 < self.total {
+                self.pts[self.written] = self.p;
+                self.written += 1;
+            }
+            self.k += 1;
+            if i + 1 < n {
+                (c, s) = (c * ec - s * es, s * ec + c * es);
+                if i + 2 < n {
+                    (ec, es) = (ec * fc - es * fs, es * fc + ec * fs);
+                }
             }
         }
-        (written, p)
     }
 }
 

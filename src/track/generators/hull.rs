@@ -1,10 +1,17 @@
 //! The hull generator: the convex hull of random points in a disc, each edge split at a
 //! displaced midpoint, smoothed by a closed Catmull–Rom spline (the classic procedural
 //! race-track recipe).
+//!
+//! The displaced polygon is softened curvature-aware before sampling ([`soften_closed`]): a
+//! vertex whose spline neighbourhood turns tighter than `SOFTEN_MARGIN · min_turn_radius` moves
+//! toward its neighbours, so the curve rarely needs the pipeline's relaxation.
 
 use bytemuck::{Pod, Zeroable};
 
-use super::spline::{catmull_rom_closed, SAMPLES_PER_SEGMENT};
+use super::spline::{
+    catmull_rom_closed, catmull_rom_segment, soften_closed, SAMPLES_PER_SEGMENT, SOFTEN_MARGIN,
+    SOFTEN_ROUNDS,
+};
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
@@ -20,6 +27,8 @@ pub struct Hull {
     pub radius_m: f32,
     /// Midpoint displacement, fraction of the edge length.
     pub displacement: f32,
+    /// The preset's minimum turn radius, metres: the polygon is softened against it.
+    pub min_turn_radius_m: f32,
 }
 
 /// The hull fields of `tg_hull_params` (`kernels/track/hull.cuh`).
@@ -29,7 +38,14 @@ struct HullParams {
     n_points: u32,
     radius_m: f32,
     displacement: f32,
-    pad: u32,
+    max_curvature: f32,
+}
+
+impl Hull {
+    /// The curvature the polygon is softened to, 1/m.
+    fn max_curvature(&self) -> f32 {
+        1.0 / (SOFTEN_MARGIN * self.min_turn_radius_m)
+    }
 }
 
 impl Stage for Hull {
@@ -80,7 +96,14 @@ impl Stage for Hull {
             .into();
             m += 1;
         }
-        catmull_rom_closed(&poly[..m], out)
+        let poly = &mut poly[..m];
+        soften_closed(
+            poly,
+            self.max_curvature(),
+            SOFTEN_ROUNDS,
+            catmull_rom_segment,
+        );
+        catmull_rom_closed(poly, out)
     }
     fn kernel(&self) -> Option<StageKernel> {
         Some(StageKernel {
@@ -90,7 +113,7 @@ impl Stage for Hull {
                 n_points: u32::try_from(self.n_points).ok()?,
                 radius_m: self.radius_m,
                 displacement: self.displacement,
-                pad: 0,
+                max_curvature: self.max_curvature(),
             }),
         })
     }

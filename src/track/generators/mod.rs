@@ -111,6 +111,7 @@ pub fn from_preset(preset: &Preset) -> Arc<dyn Stage> {
             radius_m: scale,
             radius_jitter,
             angle_jitter,
+            min_turn_radius_m: preset.track.min_turn_radius_m,
         }),
         GeneratorParams::Bezier {
             n_ctrl,
@@ -121,6 +122,7 @@ pub fn from_preset(preset: &Preset) -> Arc<dyn Stage> {
             radius_m: scale,
             handle,
             radius_jitter,
+            min_turn_radius_m: preset.track.min_turn_radius_m,
         }),
         GeneratorParams::Hull {
             n_points,
@@ -129,6 +131,7 @@ pub fn from_preset(preset: &Preset) -> Arc<dyn Stage> {
             n_points: n_points as usize,
             radius_m: scale,
             displacement,
+            min_turn_radius_m: preset.track.min_turn_radius_m,
         }),
         GeneratorParams::Voronoi {
             n_sites,

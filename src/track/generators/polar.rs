@@ -1,9 +1,16 @@
 //! The polar generator: jittered radii at jittered angles around a circle, smoothed by a closed
 //! Catmull–Rom spline.
+//!
+//! The control points are placed curvature-aware: before sampling, [`soften_closed`] moves each
+//! control point whose spline neighbourhood turns tighter than `SOFTEN_MARGIN · min_turn_radius`
+//! toward its neighbours, so the curve rarely needs the pipeline's relaxation.
 
 use bytemuck::{Pod, Zeroable};
 
-use super::spline::{catmull_rom_closed, SAMPLES_PER_SEGMENT};
+use super::spline::{
+    catmull_rom_closed, catmull_rom_segment, soften_closed, SAMPLES_PER_SEGMENT, SOFTEN_MARGIN,
+    SOFTEN_ROUNDS,
+};
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
@@ -21,6 +28,8 @@ pub struct Polar {
     pub radius_jitter: f32,
     /// Angle jitter, fraction of the angular step.
     pub angle_jitter: f32,
+    /// The preset's minimum turn radius, metres: the control points are softened against it.
+    pub min_turn_radius_m: f32,
 }
 
 /// The polar fields of `tg_polar_params` (`kernels/track/polar.cuh`).
@@ -31,6 +40,15 @@ struct PolarParams {
     radius_m: f32,
     radius_jitter: f32,
     angle_jitter: f32,
+    max_curvature: f32,
+    pad: u32,
+}
+
+impl Polar {
+    /// The curvature the control points are softened to, 1/m.
+    fn max_curvature(&self) -> f32 {
+        1.0 / (SOFTEN_MARGIN * self.min_turn_radius_m)
+    }
 }
 
 impl Stage for Polar {
@@ -59,6 +77,12 @@ impl Stage for Polar {
             let (s, co) = sin_cos(angle);
             *c = Vec2::new(r * co, r * s);
         }
+        soften_closed(
+            ctrl,
+            self.max_curvature(),
+            SOFTEN_ROUNDS,
+            catmull_rom_segment,
+        );
         catmull_rom_closed(ctrl, out)
     }
     fn kernel(&self) -> Option<StageKernel> {
@@ -70,6 +94,8 @@ impl Stage for Polar {
                 radius_m: self.radius_m,
                 radius_jitter: self.radius_jitter,
                 angle_jitter: self.angle_jitter,
+                max_curvature: self.max_curvature(),
+                pad: 0,
             }),
         })
     }

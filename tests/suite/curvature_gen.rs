@@ -1,0 +1,127 @@
+//! Curvature-aware generators: the polar, Bézier and hull generators soften their control points
+//! against the preset's minimum turn radius, so their first-attempt curves (after resampling)
+//! rarely need the pipeline's relaxation, and every track they yield passes validity on its
+//! first attempt far more often than it did when relaxation had to fix most curves.
+
+use trackgen::geom::Vec2;
+use trackgen::preset::Preset;
+use trackgen::rng::{stream, LaneRng};
+use trackgen::track::generators;
+use trackgen::track::generators::spline::{
+    bezier_curvature_exceeds, catmull_rom_closed, catmull_rom_segment, soften_closed,
+    SAMPLES_PER_SEGMENT, SOFTEN_MARGIN, SOFTEN_ROUNDS,
+};
+use trackgen::track::relax::{violation, RelaxConsts, RelaxScratch};
+use trackgen::track::resample::resample_closed;
+
+/// The fraction of `envs` first-attempt curves of `name` that the relaxation check flags.
+fn relaxed_fraction(name: &str, envs: usize) -> f64 {
+    let preset = Preset::load(name).unwrap();
+    let t = &preset.track;
+    let separation_m = 2.0 * t.half_width_m * (1.0 + preset.relax.margin);
+    let consts = RelaxConsts {
+        separation_m,
+        converged_separation_m: 2.0 * t.half_width_m * (1.0 + 0.5 * preset.relax.margin),
+        max_curvature: 1.0 / t.min_turn_radius_m,
+        smooth_curvature: 1.0 / (1.05 * t.min_turn_radius_m),
+        smoothing: preset.relax.smoothing,
+        neighbour_arc_m: trackgen::math::PI * 0.5 * separation_m,
+    };
+    let stage = generators::from_preset(&preset);
+    let n_max = t.n_max as usize;
+    let mut scratch = vec![0.0f32; stage.scratch_len().max(1)];
+    let mut scratch_u32 = vec![0u32; stage.scratch_u32_len().max(1)];
+    let mut raw = vec![Vec2::ZERO; stage.max_points().max(3)];
+    let mut pts = vec![Vec2::ZERO; n_max];
+    let mut disp = vec![Vec2::ZERO; 2 * n_max];
+    let mut flagged = 0;
+    for e in 0..envs {
+        let mut rng = LaneRng::new(3, e as u64, 0, stream::with_attempt(stream::GENERATE, 0));
+        let n = stage.run_lane(&mut rng, &mut scratch, &mut scratch_u32, &mut raw);
+        let count = resample_closed(&raw[..n], t.spacing_m, &mut pts);
+        assert!(count >= 3, "{name} env {e}: {count} points");
+        let mut s = RelaxScratch { disp: &mut disp };
+        flagged += usize::from(violation(&pts[..count], &consts, &mut s, true) != 0);
+    }
+    flagged as f64 / envs as f64
+}
+
+/// Before the softening, 68–95 % of these presets' first attempts needed relaxation (measured on
+/// 4096 envs with `examples/first_attempt.rs`); now at most a few percent do.
+#[test]
+fn softened_generators_rarely_need_relaxation() {
+    for (name, at_most) in [("polar", 0.01), ("hull", 0.01), ("bezier", 0.03)] {
+        let f = relaxed_fraction(name, 1024);
+        assert!(
+            f <= at_most,
+            "{name}: {f} of first attempts need relaxation"
+        );
+    }
+}
+
+/// The quarter-circle Bézier of radius r with handles k·r: at its ends the curvature is
+/// (2/3)·(1 − k)/(k²·r) in closed form.
+#[test]
+fn bezier_curvature_matches_the_closed_form() {
+    let (r, k) = (10.0f32, 0.55f32);
+    let seg = [
+        Vec2::new(r, 0.0),
+        Vec2::new(r, k * r),
+        Vec2::new(k * r, r),
+        Vec2::new(0.0, r),
+    ];
+    let kappa = (2.0 / 3.0) * (1.0 - k) / (k * k * r);
+    for t in [0.0, 1.0] {
+        assert!(bezier_curvature_exceeds(seg, t, 0.999 * kappa), "t = {t}");
+        assert!(!bezier_curvature_exceeds(seg, t, 1.001 * kappa), "t = {t}");
+    }
+    // A straight segment has zero curvature; a point segment is degenerate.
+    let line = [0.0, 1.0, 2.0, 3.0].map(|x| Vec2::new(x, 0.0));
+    assert!(!bezier_curvature_exceeds(line, 0.5, 0.0));
+    assert!(bezier_curvature_exceeds([Vec2::ONE; 4], 0.5, 1.0));
+}
+
+/// A star polygon whose spline turns far tighter than the limit comes out of the softening
+/// with every sampled turn (Menger curvature of the sampled spline, in f64) within it.
+#[test]
+fn softening_a_star_bounds_the_sampled_curvature() {
+    let n = 12;
+    let min_radius = 12.0f32;
+    let mut ctrl: Vec<Vec2> = (0..n)
+        .map(|i| {
+            let a = i as f64 * std::f64::consts::TAU / n as f64;
+            let r = if i % 2 == 0 { 160.0 } else { 70.0 };
+            Vec2::new((r * a.cos()) as f32, (r * a.sin()) as f32)
+        })
+        .collect();
+    let limit = 1.0 / (SOFTEN_MARGIN * min_radius);
+    let tight = |ctrl: &[Vec2]| {
+        let mut out = vec![Vec2::ZERO; ctrl.len() * SAMPLES_PER_SEGMENT];
+        let m = catmull_rom_closed(ctrl, &mut out);
+        (0..m)
+            .map(|i| {
+                let [a, p, b] = [out[(i + m - 1) % m], out[i], out[(i + 1) % m]]
+                    .map(|v| (f64::from(v[0]), f64::from(v[1])));
+                let cross = (p.0 - a.0) * (b.1 - a.1) - (p.1 - a.1) * (b.0 - a.0);
+                let d = |u: (f64, f64), v: (f64, f64)| (u.0 - v.0).hypot(u.1 - v.1);
+                2.0 * cross.abs() / (d(a, p) * d(p, b) * d(a, b))
+            })
+            .fold(0.0f64, f64::max)
+    };
+    assert!(
+        tight(&ctrl) > 1.0 / f64::from(min_radius),
+        "the star starts too tight"
+    );
+    let rounds = soften_closed(&mut ctrl, limit, SOFTEN_ROUNDS, catmull_rom_segment);
+    assert!(rounds > 0 && rounds < SOFTEN_ROUNDS, "{rounds} rounds");
+    let after = tight(&ctrl);
+    assert!(
+        after <= 1.0 / f64::from(min_radius),
+        "max curvature {after}"
+    );
+    // Converged: another call moves nothing.
+    assert_eq!(
+        soften_closed(&mut ctrl, limit, SOFTEN_ROUNDS, catmull_rom_segment),
+        0
+    );
+}
