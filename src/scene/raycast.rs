@@ -606,6 +606,11 @@ impl March<'_, '_> {
                 ])
             })
         };
+        // Every corner above zero: the interpolant, a convex combination of the corners, stays
+        // above the smallest one (at least one code step) across the cell, so it has no root.
+        if k.iter().all(|&v| v > 0.0) {
+            return (t + s_exit, None);
+        }
         let root = first_root(cubic_along(k, f, slope), s_exit);
         (t + s_exit, root.map(|s| t + s))
     }
