@@ -524,8 +524,9 @@ impl March<'_, '_> {
             base += (i0 as usize) << (3 * a);
             global[a] = min[a] + i0;
         }
-        let c = |o: usize| b[base + o];
-        let corners = [c(0), c(1), c(8), c(9), c(64), c(65), c(72), c(73)];
+        // One bounds check for the eight corners (`base ≤ 6 · 73`, so the window fits).
+        let w = &b[base..base + 74];
+        let corners = [w[0], w[1], w[8], w[9], w[64], w[65], w[72], w[73]];
         let solid_near = corners.contains(&-CODE_MAX);
         let step = self.view.info.quant_step();
         let k = corners.map(|v| v as f32 * step);
