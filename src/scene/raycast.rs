@@ -297,6 +297,7 @@ pub fn cast_one(
         d,
         inv,
         res,
+        top: (res - 1) as f32,
         qerr: 0.5 * view.info.quant_step() + 1e-4,
         cursor: Cursor::new(env.root, res),
         aux: Cursor::new(env.root, res),
@@ -331,7 +332,7 @@ pub fn cast_one(
             continue;
         }
         // Near a surface: the first zero of the interpolant in the cell holding the point.
-        let (exit, root) = march.cross_cell(t, hi, &cell);
+        let (exit, root) = march.cross_cell(t, q, hi, &cell);
         if let Some(t_hit) = root {
             return (t_hit * h, HIT, step + 1);
         }
@@ -370,6 +371,7 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
         d: [1.0, 0.0, 0.0],
         inv: [1.0, f32::INFINITY, f32::INFINITY],
         res: view.info.resolution,
+        top: (view.info.resolution - 1) as f32,
         qerr: 0.0,
         cursor: Cursor::new(e.root, view.info.resolution),
         aux: Cursor::new(e.root, view.info.resolution),
@@ -454,6 +456,8 @@ struct March<'a, 'v> {
     d: [f32; 3],
     inv: [f32; 3],
     res: u32,
+    /// `R − 1`: the last voxel centre's grid coordinate.
+    top: f32,
     qerr: f32,
     /// The path to the leaf holding the current point.
     cursor: Cursor,
@@ -474,7 +478,7 @@ impl March<'_, '_> {
     /// The voxel holding `q`, clamped into the grid.
     #[inline(always)]
     fn voxel(&self, q: [f32; 3]) -> [u32; 3] {
-        let top = (self.res - 1) as f32;
+        let top = self.top;
         // Clamped into [0, top] (a NaN becomes 0 at `fmax`): the cheap signed cast is exact.
         [0, 1, 2].map(|a| fmin(fmax(q[a], 0.0), top) as i32 as u32)
     }
@@ -550,10 +554,10 @@ impl March<'_, '_> {
     /// piece that ends at or below zero is bisected (Marmitt et al., *Fast and accurate
     /// ray-voxel intersection techniques for iso-surface ray tracing*, VMV 2004).
     ///
-    /// `cell` is the brick cell at `t`: its decoded corners are used when they are this cell's.
-    fn cross_cell(&mut self, t: f32, t_end: f32, cell: &Cell) -> (f32, Option<f32>) {
-        let q = self.at(t);
-        let top = (self.res - 1) as f32;
+    /// `q` is the point at `t`, and `cell` the brick cell there: its decoded corners are used
+    /// when they are this cell's.
+    fn cross_cell(&mut self, t: f32, q: [f32; 3], t_end: f32, cell: &Cell) -> (f32, Option<f32>) {
+        let top = self.top;
         let mut i0 = [0u32; 3];
         let mut f = [0.0f32; 3];
         let mut slope = [0.0f32; 3];
@@ -618,7 +622,7 @@ impl March<'_, '_> {
 
     /// The exact trilinear interpolant of the global sample grid at `q` and its penalty.
     fn exact(&mut self, q: [f32; 3]) -> (f32, f32) {
-        let top = (self.res - 1) as f32;
+        let top = self.top;
         let mut i0 = [0u32; 3];
         let mut f = [0.0f32; 3];
         let mut var = 0.0f32;
