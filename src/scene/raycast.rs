@@ -297,6 +297,7 @@ pub fn cast_one(
         d,
         inv,
         res,
+        top: (res - 1) as f32,
         qerr: 0.5 * view.info.quant_step() + 1e-4,
         cursor: Cursor::new(env.root, res),
         aux: Cursor::new(env.root, res),
@@ -331,7 +332,7 @@ pub fn cast_one(
             continue;
         }
         // Near a surface: the first zero of the interpolant in the cell holding the point.
-        let (exit, root) = march.cross_cell(t, hi);
+        let (exit, root) = march.cross_cell(t, q, hi, &cell);
         if let Some(t_hit) = root {
             return (t_hit * h, HIT, step + 1);
         }
@@ -346,6 +347,11 @@ struct Cell {
     penalty: f32,
     /// A corner is saturated inside a solid (its true value may be far below the code).
     solid_near: bool,
+    /// The decoded corners (`x + 2y + 4z` order), reused by [`March::cross_cell`] when its
+    /// cell of the global grid is this one.
+    corners: [f32; 8],
+    /// The global voxel of corner 0.
+    base: [u32; 3],
 }
 
 /// The stored field of env `env` at world point `point`, metres: the trilinear interpolant of the
@@ -365,6 +371,7 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
         d: [1.0, 0.0, 0.0],
         inv: [1.0, f32::INFINITY, f32::INFINITY],
         res: view.info.resolution,
+        top: (view.info.resolution - 1) as f32,
         qerr: 0.0,
         cursor: Cursor::new(e.root, view.info.resolution),
         aux: Cursor::new(e.root, view.info.resolution),
@@ -449,6 +456,8 @@ struct March<'a, 'v> {
     d: [f32; 3],
     inv: [f32; 3],
     res: u32,
+    /// `R − 1`: the last voxel centre's grid coordinate.
+    top: f32,
     qerr: f32,
     /// The path to the leaf holding the current point.
     cursor: Cursor,
@@ -469,8 +478,9 @@ impl March<'_, '_> {
     /// The voxel holding `q`, clamped into the grid.
     #[inline(always)]
     fn voxel(&self, q: [f32; 3]) -> [u32; 3] {
-        let top = (self.res - 1) as f32;
-        [0, 1, 2].map(|a| fmin(fmax(q[a], 0.0), top) as u32)
+        let top = self.top;
+        // Clamped into [0, top] (a NaN becomes 0 at `fmax`): the cheap signed cast is exact.
+        [0, 1, 2].map(|a| fmin(fmax(q[a], 0.0), top) as i32 as u32)
     }
 
     #[inline(always)]
@@ -504,19 +514,23 @@ impl March<'_, '_> {
         let b = &self.view.bricks[brick as usize];
         let mut f = [0.0f32; 3];
         let mut base = 0usize;
+        let mut global = [0u32; 3];
         let mut var = 0.0f32;
         for a in 0..3 {
             let x = q[a] - min[a] as f32 - 0.5;
             let xc = fmin(fmax(x, 0.0), 7.0);
-            let i0 = fmin(xc, 6.0) as usize;
+            // `xc` is in [0, 7] (never NaN: `fmax(NaN, 0) = 0`), so the cheap signed cast is exact.
+            let i0 = fmin(xc, 6.0) as i32 as u32;
             let fa = xc - i0 as f32;
             let delta = x - xc;
             var += fa * (1.0 - fa) + delta * delta;
             f[a] = fa;
-            base += i0 << (3 * a);
+            base += (i0 as usize) << (3 * a);
+            global[a] = min[a] + i0;
         }
-        let c = |o: usize| b[base + o];
-        let corners = [c(0), c(1), c(8), c(9), c(64), c(65), c(72), c(73)];
+        // One bounds check for the eight corners (`base ≤ 6 · 73`, so the window fits).
+        let w = &b[base..base + 74];
+        let corners = [w[0], w[1], w[8], w[9], w[64], w[65], w[72], w[73]];
         let solid_near = corners.contains(&-CODE_MAX);
         let step = self.view.info.quant_step();
         let k = corners.map(|v| v as f32 * step);
@@ -524,6 +538,8 @@ impl March<'_, '_> {
             value: trilinear(k, f),
             penalty: var.sqrt(),
             solid_near,
+            corners: k,
+            base: global,
         }
     }
 
@@ -537,9 +553,11 @@ impl March<'_, '_> {
     /// the cubic is split at the roots of its derivative into monotone pieces, and the first
     /// piece that ends at or below zero is bisected (Marmitt et al., *Fast and accurate
     /// ray-voxel intersection techniques for iso-surface ray tracing*, VMV 2004).
-    fn cross_cell(&mut self, t: f32, t_end: f32) -> (f32, Option<f32>) {
-        let q = self.at(t);
-        let top = (self.res - 1) as f32;
+    ///
+    /// `q` is the point at `t`, and `cell` the brick cell there: its decoded corners are used
+    /// when they are this cell's.
+    fn cross_cell(&mut self, t: f32, q: [f32; 3], t_end: f32, cell: &Cell) -> (f32, Option<f32>) {
+        let top = self.top;
         let mut i0 = [0u32; 3];
         let mut f = [0.0f32; 3];
         let mut slope = [0.0f32; 3];
@@ -559,7 +577,8 @@ impl March<'_, '_> {
                 )
             } else {
                 // Ties go to the cell the ray is heading into.
-                let mut b = fmin(g, top - 1.0) as u32;
+                // `g` is in [0, top): the cheap signed cast is exact.
+                let mut b = fmin(g, top - 1.0) as i32 as u32;
                 if d < 0.0 && g == b as f32 && b > 0 {
                     b -= 1;
                 }
@@ -581,20 +600,29 @@ impl March<'_, '_> {
                 s_exit = fmin(s_exit, fmax((next - g) * self.inv[a], 0.0));
             }
         }
-        let k: [f32; 8] = std::array::from_fn(|c| {
-            self.fetch([
-                i0[0] + (c as u32 & 1),
-                i0[1] + ((c as u32 >> 1) & 1),
-                i0[2] + ((c as u32 >> 2) & 1),
-            ])
-        });
+        let k: [f32; 8] = if i0 == cell.base {
+            cell.corners
+        } else {
+            std::array::from_fn(|c| {
+                self.fetch([
+                    i0[0] + (c as u32 & 1),
+                    i0[1] + ((c as u32 >> 1) & 1),
+                    i0[2] + ((c as u32 >> 2) & 1),
+                ])
+            })
+        };
+        // Every corner above zero: the interpolant, a convex combination of the corners, stays
+        // above the smallest one (at least one code step) across the cell, so it has no root.
+        if k.iter().all(|&v| v > 0.0) {
+            return (t + s_exit, None);
+        }
         let root = first_root(cubic_along(k, f, slope), s_exit);
         (t + s_exit, root.map(|s| t + s))
     }
 
     /// The exact trilinear interpolant of the global sample grid at `q` and its penalty.
     fn exact(&mut self, q: [f32; 3]) -> (f32, f32) {
-        let top = (self.res - 1) as f32;
+        let top = self.top;
         let mut i0 = [0u32; 3];
         let mut f = [0.0f32; 3];
         let mut var = 0.0f32;
