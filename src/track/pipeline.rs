@@ -224,15 +224,7 @@ impl Pipeline {
             ok: vec![0; n_envs],
         };
         let t = &preset.track;
-        let separation_m = 2.0 * t.half_width_m * (1.0 + preset.relax.margin);
-        let relax = RelaxConsts {
-            separation_m,
-            converged_separation_m: 2.0 * t.half_width_m * (1.0 + 0.5 * preset.relax.margin),
-            max_curvature: 1.0 / t.min_turn_radius_m,
-            smooth_curvature: 1.0 / (1.05 * t.min_turn_radius_m),
-            smoothing: preset.relax.smoothing,
-            neighbour_arc_m: crate::math::PI * 0.5 * separation_m,
-        };
+        let relax = RelaxConsts::from_preset(preset);
         let validity = ValidityConsts {
             half_width_m: t.half_width_m,
             min_turn_radius_m: t.min_turn_radius_m,

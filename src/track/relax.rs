@@ -16,6 +16,7 @@
 use super::chunks::{any_close_pair_fails, for_close_pairs};
 use super::geometry::{curvature_exceeds, dist, dist2};
 use crate::geom::Vec2;
+use crate::preset::Preset;
 
 /// Per-pipeline relaxation constants.
 #[derive(Clone, Copy, Debug)]
@@ -32,6 +33,23 @@ pub struct RelaxConsts {
     pub smoothing: f32,
     /// Arc distance under which two points count as neighbours, metres.
     pub neighbour_arc_m: f32,
+}
+
+impl RelaxConsts {
+    /// The constants of `preset`'s relaxation: separation `2·hw·(1 + margin)` (converged at half
+    /// the margin), curvature bounded by the minimum turn radius (smoothing from 1.05 times it).
+    pub fn from_preset(preset: &Preset) -> Self {
+        let t = &preset.track;
+        let separation_m = 2.0 * t.half_width_m * (1.0 + preset.relax.margin);
+        Self {
+            separation_m,
+            converged_separation_m: 2.0 * t.half_width_m * (1.0 + 0.5 * preset.relax.margin),
+            max_curvature: 1.0 / t.min_turn_radius_m,
+            smooth_curvature: 1.0 / (1.05 * t.min_turn_radius_m),
+            smoothing: preset.relax.smoothing,
+            neighbour_arc_m: crate::math::PI * 0.5 * separation_m,
+        }
+    }
 }
 
 /// Scratch of one lane.

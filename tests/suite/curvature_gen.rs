@@ -18,15 +18,7 @@ use trackgen::track::resample::resample_closed;
 fn relaxed_fraction(name: &str, envs: usize) -> f64 {
     let preset = Preset::load(name).unwrap();
     let t = &preset.track;
-    let separation_m = 2.0 * t.half_width_m * (1.0 + preset.relax.margin);
-    let consts = RelaxConsts {
-        separation_m,
-        converged_separation_m: 2.0 * t.half_width_m * (1.0 + 0.5 * preset.relax.margin),
-        max_curvature: 1.0 / t.min_turn_radius_m,
-        smooth_curvature: 1.0 / (1.05 * t.min_turn_radius_m),
-        smoothing: preset.relax.smoothing,
-        neighbour_arc_m: trackgen::math::PI * 0.5 * separation_m,
-    };
+    let consts = RelaxConsts::from_preset(&preset);
     let stage = generators::from_preset(&preset);
     let n_max = t.n_max as usize;
     let mut scratch = vec![0.0f32; stage.scratch_len().max(1)];
