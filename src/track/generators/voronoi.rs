@@ -84,7 +84,7 @@ const TINY_EDGE2: f32 = 1.0e-6;
 const CLIP_SIDES: usize = 16;
 /// `1 / cos(π / 16)`: the clip polygon's circumradius over the disc's radius.
 const CLIP_SEC: f32 = 1.019_591_2;
-/// `cos(2πk / 16)` and `sin(2πk / 16)`, the clip polygon's vertex directions.
+/// `cos(2πk / 16)`: the clip polygon's vertex directions (with [`CLIP_SIN`]).
 const CLIP_COS: [f32; CLIP_SIDES] = [
     1.0,
     0.923_879_5,
@@ -103,24 +103,16 @@ const CLIP_COS: [f32; CLIP_SIDES] = [
     0.707_106_77,
     0.923_879_5,
 ];
-const CLIP_SIN: [f32; CLIP_SIDES] = [
-    0.0,
-    0.382_683_43,
-    0.707_106_77,
-    0.923_879_5,
-    1.0,
-    0.923_879_5,
-    0.707_106_77,
-    0.382_683_43,
-    0.0,
-    -0.382_683_43,
-    -0.707_106_77,
-    -0.923_879_5,
-    -1.0,
-    -0.923_879_5,
-    -0.707_106_77,
-    -0.382_683_43,
-];
+/// `sin θ = cos(θ − π/2)`: the cosines four vertices back.
+const CLIP_SIN: [f32; CLIP_SIDES] = {
+    let mut t = [0.0; CLIP_SIDES];
+    let mut k = 0;
+    while k < CLIP_SIDES {
+        t[k] = CLIP_COS[(k + CLIP_SIDES - CLIP_SIDES / 4) % CLIP_SIDES];
+        k += 1;
+    }
+    t
+};
 
 /// The label of a cell edge on the clip polygon, and of a site without a slot.
 const OUTSIDE: u32 = u32::MAX;
