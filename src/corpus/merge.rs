@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use super::manifest::Manifest;
 use super::read::Corpus;
-use super::write::{in_new_dir, write_manifest, ArrayWriters, Progress, Sums, MANIFEST_FILE};
+use super::write::{
+    extra_fields, in_new_dir, write_manifest, ArrayWriters, Progress, Sums, MANIFEST_FILE,
+};
 use crate::exec::layout::Layout;
 use crate::preset::Preset;
 use crate::{Error, Result};
@@ -111,13 +113,7 @@ pub fn merge_corpora(
                     if let Some(b) = &gates {
                         Layout::for_each_field(b, &mut *write);
                     }
-                    if let Some(h) = &heightfields {
-                        Layout::for_each_field(&h.grid, &mut *write);
-                        Layout::for_each_field(&h.bounds, &mut *write);
-                    }
-                    if let Some(p) = &props {
-                        Layout::for_each_field(&p.batch, &mut *write);
-                    }
+                    extra_fields(heightfields.as_ref(), props.as_ref(), &mut *write);
                 })?;
                 report.write_s += t.elapsed().as_secs_f64();
                 let t = Instant::now();

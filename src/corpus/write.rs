@@ -281,13 +281,11 @@ impl ArrayWriters {
     fn append_chunk(&mut self, courses: &Courses, extras: &Extras) -> Result<()> {
         self.append(|write| {
             courses.for_each_field(&mut *write);
-            if let Some(h) = &extras.heightfields {
-                Layout::for_each_field(&h.grid, &mut *write);
-                Layout::for_each_field(&h.bounds, &mut *write);
-            }
-            if let Some(p) = &extras.props {
-                Layout::for_each_field(&p.batch, &mut *write);
-            }
+            extra_fields(
+                extras.heightfields.as_ref(),
+                extras.props.as_ref(),
+                &mut *write,
+            );
         })
     }
 
@@ -323,6 +321,21 @@ pub(super) fn write_manifest(tmp: &Path, manifest: &Manifest) -> Result<()> {
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
         .map_err(|e| Error::io(&path, e))
+}
+
+/// Hands the optional arrays' fields to `write`, in the order of the corpus's array set.
+pub(super) fn extra_fields(
+    heightfields: Option<&Heightfields>,
+    props: Option<&Props>,
+    write: &mut dyn FnMut(&'static Field, &[u8]),
+) {
+    if let Some(h) = heightfields {
+        Layout::for_each_field(&h.grid, &mut *write);
+        Layout::for_each_field(&h.bounds, &mut *write);
+    }
+    if let Some(p) = props {
+        Layout::for_each_field(&p.batch, &mut *write);
+    }
 }
 
 /// The optional batches of one chunk, computed from its tracks.
