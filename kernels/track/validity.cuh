@@ -249,8 +249,9 @@ TG_HD inline bool tg_is_valid(const tg_vec2* pts, tg_u32 n, const tg_validity_co
     if (!(shortest >= 0x1.99999ap-3f * mean && longest_centre <= 2.5f * mean)) { // 0.2
         return false;
     }
-    // 3. turning number and 4. turns.
-    float turning = 0.0f;
+    // 3. turning number (the segment directions' signed crossings of the +x axis; Rust
+    // `axis_crossing`) and 4. turns.
+    int winding = 0;
     float max_curvature = 1.0f / ((1.0f - TG_VALIDITY_SLACK) * c.min_turn_radius_m);
     float hw = c.half_width_m;
     tg_vec2 a = pts[n - 1u];
@@ -263,13 +264,14 @@ TG_HD inline bool tg_is_valid(const tg_vec2* pts, tg_u32 n, const tg_validity_co
         float vy = b.y - p.y;
         float cross = ux * vy - uy * vx;
         float dot = ux * vx + uy * vy;
-        turning += tg_atan2(cross, dot);
+        winding += (uy < 0.0f && vy >= 0.0f && cross > 0.0f) ? 1 : 0;
+        winding -= (uy >= 0.0f && vy < 0.0f && cross < 0.0f) ? 1 : 0;
         if (!tg_turn_complies(a, p, b, dot, max_curvature)) {
             return false;
         }
         a = p;
     }
-    if (tg_abs(tg_abs(turning) - TG_TAU) >= 0x1.99999ap-5f || tg_is_nan(turning)) { // 0.05
+    if (winding != 1 && winding != -1) {
         return false;
     }
     // 5. thickness, 6. the centerline simple, 7. both borders simple and disjoint.
