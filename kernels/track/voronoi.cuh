@@ -35,6 +35,9 @@ static_assert(sizeof(tg_voronoi_params) == 48, "tg_voronoi_params is 48 bytes");
 // Margin of the test that skips a site too far to clip a cell, a fraction of the clip polygon's
 // circumradius (1e-3).
 #define TG_VORONOI_SKIP_SLACK 1.0e-3f
+// Sites expected within the first clipping pass's distance: its square is this times
+// radius_m² / n_sites (6).
+#define TG_VORONOI_NEAR_AREAS 6.0f
 // Below this ratio of cross to dot product a turning angle is their quotient (2^-12).
 #define TG_VORONOI_STRAIGHT_RATIO 0x1p-12f
 // Sides of the clip polygon and its circumradius over the disc's radius (1 / cos(π/16)).
@@ -197,39 +200,40 @@ TG_HD inline tg_u32 tg_voronoi_clip(tg_vec2* verts, tg_u32* labels, tg_u32 count
     float ay = q.y - p.y;
     float mx = (p.x + q.x) * 0.5f;
     float my = (p.y + q.y) * 0.5f;
-    tg_u32 leave = 0u;
-    tg_u32 enter = 0u;
-    tg_u32 changes = 0u;
-    bool was_in = tg_voronoi_side(verts[count - 1u], mx, my, ax, ay) <= 0.0f;
-    for (tg_u32 k = 0u; k < count; ++k) {
-        bool inside = tg_voronoi_side(verts[k], mx, my, ax, ay) <= 0.0f;
-        if (inside != was_in) {
-            changes += 1u;
-            if (inside) {
-                enter = k;
-            } else {
-                leave = k;
-            }
-        }
-        was_in = inside;
+    // Vertex 0's state runs to t1, the other state to t2, vertex 0's again to the end; a vertex
+    // of the other state after t2 makes a second run.
+    bool in0 = tg_voronoi_side(verts[0], mx, my, ax, ay) <= 0.0f;
+    tg_u32 t1 = 1u;
+    while (t1 < count && (tg_voronoi_side(verts[t1], mx, my, ax, ay) <= 0.0f) == in0) {
+        t1 += 1u;
     }
-    if (changes == 0u) {
-        if (was_in) {
+    if (t1 == count) {
+        if (in0) {
             return count;
         }
         *changed = true;
         return 0u;
     }
     *changed = true;
-    if (changes != 2u) {
+    tg_u32 t2 = t1 + 1u;
+    while (t2 < count && (tg_voronoi_side(verts[t2], mx, my, ax, ay) <= 0.0f) != in0) {
+        t2 += 1u;
+    }
+    tg_u32 t3 = t2 + 1u;
+    while (t3 < count && (tg_voronoi_side(verts[t3], mx, my, ax, ay) <= 0.0f) == in0) {
+        t3 += 1u;
+    }
+    if (t3 < count) {
         return tg_voronoi_clip_through(verts, labels, count, mx, my, ax, ay, label, tv, tl, cap);
     }
+    tg_u32 leave = in0 ? t1 : t2 % count;
+    tg_u32 enter = in0 ? t2 % count : t1;
     tg_u32 last = enter == 0u ? count - 1u : enter - 1u;
     tg_u32 first = leave == 0u ? count - 1u : leave - 1u;
     tg_vec2 into = tg_voronoi_cut(verts[first], verts[leave], mx, my, ax, ay);
     tg_vec2 back = tg_voronoi_cut(verts[last], verts[enter], mx, my, ax, ay);
     tg_u32 back_label = labels[last];
-    if (enter > 0u && enter <= first) {
+    if (!in0) {
         // Vertex 0 is outside: back, the inside run, into.
         tg_u32 kept = first + 1u - enter;
         if (kept + 2u > cap) {
@@ -271,7 +275,7 @@ TG_HD inline tg_u32 tg_voronoi_clip(tg_vec2* verts, tg_u32* labels, tg_u32 count
 }
 
 // Selects site s into polygon slot `slot`: computes its cell (the 16-gon clipped by every other
-// site's bisector, in site order) there and marks the free sites across its edges at least
+// site's bisector, near sites first) there and marks the free sites across its edges at least
 // NECK_FRAC · radius_m long as candidates. Returns false when a polygon overflowed.
 TG_HD inline bool tg_voronoi_select(const tg_voronoi_params* p, const tg_voronoi_dims* d,
                                     const tg_vec2* sites, tg_u32 s, tg_u32 slot,
@@ -295,36 +299,38 @@ TG_HD inline bool tg_voronoi_select(const tg_voronoi_params* p, const tg_voronoi
         labels[k] = TG_VORONOI_OUTSIDE;
     }
     tg_u32 count = TG_VORONOI_CLIP_SIDES;
-    // Sites farther than 2 R + slack cannot clip the cell (Rust `Voronoi::cell`); reach2 is
-    // (2 R + slack)² of the current polygon (fresh) or of an earlier, larger one.
+    // Two passes in site order, the near sites (squared distance at most near2) first; a site
+    // farther than 2 R + slack cannot cut the polygon and is skipped (Rust `Voronoi::cell`).
+    // reach2 is (2 R + slack)² of the current polygon (fresh) or of an earlier, larger one.
     tg_vec2 ps = sites[s];
+    float near2 = TG_VORONOI_NEAR_AREAS * p->radius_m * p->radius_m / (float)p->n_sites;
     float slack = TG_VORONOI_SKIP_SLACK * rc;
     float reach2 = tg_inf();
     bool fresh = false;
-    for (tg_u32 j = 0u; j < p->n_sites; ++j) {
-        if (j == s) {
-            continue;
-        }
-        float ax = sites[j].x - ps.x;
-        float ay = sites[j].y - ps.y;
-        float d2 = ax * ax + ay * ay;
-        if (d2 > reach2) {
-            continue;
-        }
-        if (!fresh) {
-            reach2 = tg_voronoi_reach_sq(verts, count, ps, slack);
-            fresh = true;
-            if (d2 > reach2) {
+    for (int pass = 0; pass < 2; ++pass) {
+        bool near = pass == 0;
+        for (tg_u32 j = 0u; j < p->n_sites; ++j) {
+            float ax = sites[j].x - ps.x;
+            float ay = sites[j].y - ps.y;
+            float d2 = ax * ax + ay * ay;
+            if (j == s || (d2 <= near2) != near || d2 > reach2) {
                 continue;
             }
-        }
-        bool changed;
-        count = tg_voronoi_clip(verts, labels, count, ps, sites[j], j, tv, tl, mv, &changed);
-        if (count > mv) {
-            return false;
-        }
-        if (changed) {
-            fresh = false;
+            if (!fresh) {
+                reach2 = tg_voronoi_reach_sq(verts, count, ps, slack);
+                fresh = true;
+                if (d2 > reach2) {
+                    continue;
+                }
+            }
+            bool changed;
+            count = tg_voronoi_clip(verts, labels, count, ps, sites[j], j, tv, tl, mv, &changed);
+            if (count > mv) {
+                return false;
+            }
+            if (changed) {
+                fresh = false;
+            }
         }
     }
     r->state[s] = TG_VORONOI_SELECTED;

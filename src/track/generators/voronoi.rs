@@ -3,13 +3,13 @@
 //! 1. **Sites.** `n_sites` points uniform in the disc of radius `radius_m`.
 //! 2. **Cells.** The Voronoi cell of a site is computed exactly (in `f32`, no raster) by clipping
 //!    the regular 16-gon circumscribed about the disc with the bisector half-plane of every other
-//!    site, in site order (Sutherland–Hodgman on a convex polygon). Each cell edge keeps the label
+//!    site, near sites first (Sutherland–Hodgman on a convex polygon). Each cell edge keeps the label
 //!    of the site across it, or [`OUTSIDE`] on the 16-gon. A cell has at most `16 + n_sites`
 //!    vertices (each clip adds at most one). Cells are computed only for the sites the region
 //!    takes, each once. Sites too far to cut the polygon so far are skipped by a distance bound
 //!    with a margin far above rounding, and a clip replaces the run of vertices outside in
-//!    place: the cells are bit-identical to clipping by every site (see `Voronoi::cell` and
-//!    `clip`).
+//!    place: the cells are bit-identical to clipping by every site in that order (see
+//!    `Voronoi::cell` and `clip`).
 //! 3. **Region.** Starting from the site nearest the centre, `n_cells − 1` times one cell
 //!    adjacent to the region is added, chosen uniformly (in site order) by the lane's stream.
 //!    Two cells are adjacent when they share an edge at least `radius_m / 8` long, so the region
@@ -85,6 +85,8 @@ const TINY_EDGE2: f32 = 1.0e-6;
 /// Margin of the test that skips a site too far to clip a cell, as a fraction of the clip
 /// polygon's circumradius (see [`Voronoi::cell`]).
 const SKIP_SLACK: f32 = 1.0e-3;
+/// Sites expected within the first clipping pass's distance (see [`Voronoi::cell`]).
+const NEAR_AREAS: f32 = 6.0;
 /// `2⁻¹²`: below this ratio of cross to dot product a turning angle is their quotient (see
 /// [`turn_angle`]).
 const STRAIGHT_RATIO: f32 = 1.0 / 4096.0;
@@ -158,6 +160,12 @@ impl Voronoi {
     fn box_half(&self) -> usize {
         let sigma = SMOOTH_FRAC * self.radius_m / self.step_m();
         (sigma as usize).max(1)
+    }
+
+    /// Squared distance within which a site clips in the first pass: [`NEAR_AREAS`] times the
+    /// disc's area per site, over π (so about `NEAR_AREAS` sites fall within it).
+    fn near_sq(&self) -> f32 {
+        NEAR_AREAS * self.radius_m * self.radius_m / self.n_sites as f32
     }
 
     /// Vertex capacity of one cell: the clip polygon's sides plus one per other site.
@@ -351,14 +359,16 @@ impl Voronoi {
     /// Writes the Voronoi cell of site `s` (clipped to the 16-gon) into `cell`; returns its
     /// vertex count, or `None` when a polygon would exceed [`Self::max_verts`].
     ///
-    /// A site farther from `s` than `2 R + δ` (`R` the largest distance from `s` to a vertex of
-    /// the polygon so far, `δ = SKIP_SLACK ·` the clip polygon's circumradius) is skipped: its
-    /// bisector half-plane holds the whole polygon, so clipping would change nothing, and `δ`
-    /// is far larger than the rounding of the clip's side test (below `1e-6` of the
-    /// circumradius), so the test in `f32` would have found every vertex inside too. The cell
-    /// is therefore bit-identical to clipping by every site in site order. `R` is recomputed
-    /// only when a site passes a bound left over from a larger polygon (one that a clip has
-    /// since shrunk).
+    /// The other sites clip in two passes, each in site order: first the near ones (squared
+    /// distance at most [`NEAR_AREAS`] times the disc's area per site, about the six nearest),
+    /// which shape the cell and shrink the polygon early, then the others. A site farther from
+    /// `s` than `2 R + δ` (`R` the largest distance from `s` to a vertex of the polygon so far,
+    /// `δ = SKIP_SLACK ·` the clip polygon's circumradius) is skipped: its bisector half-plane
+    /// holds the whole polygon, and `δ` is far above the rounding of the clip's side test
+    /// (below `1e-6` of the circumradius), so the test in `f32` would find every vertex inside
+    /// too and the cell is exactly what clipping by every site in this order gives. `R` is
+    /// recomputed only when a site is nearer than a bound left over from a larger polygon (one a
+    /// clip has since shrunk).
     fn cell(&self, sites: &[Vec2], s: usize, cell: &mut Cell, tmp: &mut Cell) -> Option<usize> {
         let rc = self.radius_m * CLIP_SEC;
         for k in 0..CLIP_SIDES {
@@ -367,29 +377,29 @@ impl Voronoi {
         }
         let mut count = CLIP_SIDES;
         let p = sites[s];
+        let near2 = self.near_sq();
         let slack = SKIP_SLACK * rc;
         // `(2 R + δ)²` of the current polygon (`fresh`) or of an earlier, larger one.
         let mut reach2 = f32::INFINITY;
         let mut fresh = false;
-        for (j, &q) in sites.iter().enumerate() {
-            if j == s {
-                continue;
-            }
-            let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
-            let d2 = ax * ax + ay * ay;
-            if d2 > reach2 {
-                continue;
-            }
-            if !fresh {
-                reach2 = reach_sq(&cell.verts[..count], p, slack);
-                fresh = true;
-                if d2 > reach2 {
+        for near in [true, false] {
+            for (j, &q) in sites.iter().enumerate() {
+                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
+                let d2 = ax * ax + ay * ay;
+                if j == s || (d2 <= near2) != near || d2 > reach2 {
                     continue;
                 }
+                if !fresh {
+                    reach2 = reach_sq(&cell.verts[..count], p, slack);
+                    fresh = true;
+                    if d2 > reach2 {
+                        continue;
+                    }
+                }
+                let (next, changed) = clip(cell, count, p, q, j as u32, tmp)?;
+                count = next;
+                fresh &= !changed;
             }
-            let (next, changed) = clip(cell, count, p, q, j as u32, tmp)?;
-            count = next;
-            fresh &= !changed;
         }
         Some(count)
     }
@@ -629,29 +639,36 @@ fn clip(
     let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
     let (mx, my) = ((p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5);
     let side = |v: Vec2| (v[0] - mx) * ax + (v[1] - my) * ay;
-    // Where the polygon leaves the half-plane (first vertex of the outside run) and where it
-    // comes back (first vertex of the inside run), and how often the side changes.
-    let (mut leave, mut enter, mut changes) = (0, 0, 0u32);
-    let mut was_in = side(cell.verts[count - 1]) <= 0.0;
-    for (k, &v) in cell.verts[..count].iter().enumerate() {
-        let inside = side(v) <= 0.0;
-        if inside != was_in {
-            changes += 1;
-            if inside {
-                enter = k;
-            } else {
-                leave = k;
-            }
-        }
-        was_in = inside;
+    // Vertex 0's state runs to `t1`, the other state to `t2`, vertex 0's again to the end; a
+    // vertex of the other state after `t2` makes a second run.
+    let verts = &cell.verts[..count];
+    let in0 = side(verts[0]) <= 0.0;
+    let mut t1 = 1;
+    while t1 < count && (side(verts[t1]) <= 0.0) == in0 {
+        t1 += 1;
     }
-    if changes == 0 {
+    if t1 == count {
         // All inside: unchanged; all outside: nothing is left.
-        return Some(if was_in { (count, false) } else { (0, true) });
+        return Some(if in0 { (count, false) } else { (0, true) });
     }
-    if changes != 2 {
+    let mut t2 = t1 + 1;
+    while t2 < count && (side(verts[t2]) <= 0.0) != in0 {
+        t2 += 1;
+    }
+    let mut t3 = t2 + 1;
+    while t3 < count && (side(verts[t3]) <= 0.0) == in0 {
+        t3 += 1;
+    }
+    if t3 < count {
         return clip_through(cell, count, side, label, tmp).map(|w| (w, true));
     }
+    // Where the polygon leaves the half-plane (first vertex outside) and comes back (first
+    // vertex inside).
+    let (leave, enter) = if in0 {
+        (t1, t2 % count)
+    } else {
+        (t2 % count, t1)
+    };
     // The outside run is leave..=last, the inside run enter..=first (cyclic).
     let last = if enter == 0 { count - 1 } else { enter - 1 };
     let first = if leave == 0 { count - 1 } else { leave - 1 };
@@ -664,9 +681,8 @@ fn clip(
     let back = cut(cell.verts[last], cell.verts[enter]);
     let back_label = cell.labels[last];
     let cap = cell.verts.len();
-    if enter > 0 && enter <= first {
-        // Vertex 0 is outside (the inside run does not hold it): the loop writes `back`, the
-        // inside run, then `into`.
+    if !in0 {
+        // Vertex 0 is outside: the loop writes `back`, the inside run, then `into`.
         let kept = first + 1 - enter;
         if kept + 2 > cap {
             return None;
@@ -679,8 +695,8 @@ fn clip(
         cell.labels[kept + 1] = label;
         Some((kept + 2, true))
     } else {
-        // Vertex 0 is inside (the inside run starts at it or wraps around): the vertices
-        // before the outside run, `into`, `back`, the vertices after it.
+        // Vertex 0 is inside: the vertices before the outside run, `into`, `back`, the
+        // vertices after it.
         let after = count - 1 - last;
         let w = leave + 2 + after;
         if w > cap {
@@ -1042,8 +1058,9 @@ pub(super) mod tests {
         );
     }
 
-    /// The cell of `s` by the plain method: Sutherland–Hodgman by every other site in site
-    /// order, each clip skipped only when every vertex is inside.
+    /// The cell of `s` by the plain method: Sutherland–Hodgman by every other site, the near
+    /// ones first (each group in site order), each clip skipped only when every vertex is
+    /// inside.
     fn reference_cell(v: &Voronoi, sites: &[Vec2], s: usize) -> (Vec<Vec2>, Vec<u32>) {
         let mv = v.max_verts();
         let rc = v.radius_m * CLIP_SEC;
@@ -1056,10 +1073,13 @@ pub(super) mod tests {
         let (mut tv, mut tl) = (vec![Vec2::NAN; mv], vec![0; mv]);
         let mut count = CLIP_SIDES;
         let p = sites[s];
-        for (j, &q) in sites.iter().enumerate() {
-            if j == s {
-                continue;
-            }
+        let d2 = |q: Vec2| (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]);
+        let near: Vec<usize> = (0..sites.len())
+            .filter(|&j| j != s && d2(sites[j]) <= v.near_sq())
+            .collect();
+        let far = (0..sites.len()).filter(|&j| j != s && d2(sites[j]) > v.near_sq());
+        for j in near.into_iter().chain(far) {
+            let q = sites[j];
             let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
             let (mx, my) = ((p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5);
             let side = |v: Vec2| (v[0] - mx) * ax + (v[1] - my) * ay;
@@ -1082,7 +1102,7 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn cells_are_bit_identical_to_clipping_by_every_site() {
+    fn cells_are_bit_identical_to_clipping_by_every_site_near_first() {
         for (n_sites, radius_m) in [(24, 120.0f32), (64, 300.0), (6, 40.0), (64, 40.0)] {
             let v = Voronoi {
                 n_sites,
