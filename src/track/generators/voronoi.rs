@@ -3,12 +3,12 @@
 //! 1. **Sites.** `n_sites` points uniform in the disc of radius `radius_m`.
 //! 2. **Cells.** The Voronoi cell of a site is computed exactly (in `f32`, no raster) by clipping
 //!    the regular 16-gon circumscribed about the disc with the bisector half-plane of every other
-//!    site, near sites first (Sutherland–Hodgman on a convex polygon). Each cell edge keeps the label
-//!    of the site across it, or [`OUTSIDE`] on the 16-gon. A cell has at most `16 + n_sites`
-//!    vertices (each clip adds at most one). Cells are computed only for the sites the region
-//!    takes, each once. Sites too far to cut the polygon so far are skipped by a distance bound
-//!    with a margin far above rounding, and a clip replaces the run of vertices outside in
-//!    place: the cells are bit-identical to clipping by every site in that order (see
+//!    site, near sites first (Sutherland–Hodgman on a convex polygon). Each cell edge keeps the
+//!    label of the site across it, or [`OUTSIDE`] on the 16-gon. A cell has at most
+//!    `16 + n_sites` vertices (each clip adds at most one). Cells are computed only for the sites
+//!    the region takes, each once. Sites too far to cut the polygon so far are skipped by a
+//!    distance bound with a margin far above rounding, and a clip replaces the run of vertices
+//!    outside in place: the cells are bit-identical to clipping by every site in that order (see
 //!    `Voronoi::cell` and `clip`).
 //! 3. **Region.** Starting from the site nearest the centre, `n_cells − 1` times one cell
 //!    adjacent to the region is added, chosen uniformly (in site order) by the lane's stream.
