@@ -110,6 +110,26 @@ impl Launch {
         });
     }
 
+    /// [`lanes`](Self::lanes) with per-thread scratch: each worker thread makes one `init()` and
+    /// hands it to every lane it runs, so lanes that only need scratch while they run reuse a
+    /// few cache-resident buffers instead of touching one region per env. The scratch must not
+    /// carry anything from lane to lane that changes a result.
+    pub fn lanes_with_scratch<I, S>(
+        &self,
+        items: I,
+        init: impl Fn() -> S + Sync + Send,
+        body: impl Fn(&mut S, usize, I::Item) + Sync + Send,
+    ) where
+        I: IndexedParallelIterator,
+    {
+        self.install(|| {
+            items
+                .with_min_len(8)
+                .enumerate()
+                .for_each_init(init, |scratch, (lane, item)| body(scratch, lane, item))
+        });
+    }
+
     /// Checks that `mask` holds one flag per env of an `n_envs` batch (the shape every masked
     /// operation — `regenerate`, `reset` — takes).
     pub fn check_mask(mask: &[u8], n_envs: usize) -> Result<()> {

@@ -16,7 +16,7 @@ use super::generators::{self, Stage};
 use super::inflate::{fallback_circle, inflate_lane, InflateOut};
 use super::relax::{relax_sweeps, violation, RelaxConsts, RelaxScratch, TOO_CLOSE};
 use super::resample::resample_closed;
-use super::validity::{is_valid, ValidityConsts, ValidityScratch, BOX_WORDS, SLACK};
+use super::validity::{is_valid, ValidityBuffers, ValidityConsts, BOX_WORDS, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
 use crate::exec::cuda::{CaptureMode, CudaKernels, CudaStream, DeviceBuffer, GraphExec};
 use crate::exec::plan::{
@@ -690,30 +690,25 @@ impl Pipeline {
                 (buf::OK, w),
             ],
             Arc::new(move |st, launch| {
+                // The kernel takes its scratch from the plan's per-env buffers (arcs, pair,
+                // chunk and segment boxes); on the CPU each thread reuses one set instead, which
+                // stays in cache (nothing in it outlives a lane).
                 let s = &mut *st.s;
                 let lanes = (
                     s.pts.par_chunks(n_max),
                     s.count.par_iter(),
-                    s.arcs.par_chunks_mut(n_max),
-                    s.pair.par_chunks_mut(2 * n_max),
-                    s.chunk_boxes.par_chunks_mut(2 * n_max),
-                    s.seg_boxes.par_chunks_mut(BOX_WORDS * n_max),
                     s.active.par_iter_mut(),
                     s.attempt.par_iter_mut(),
                     s.ok.par_iter_mut(),
                 );
-                launch.lanes(
+                launch.lanes_with_scratch(
                     lanes.into_par_iter(),
-                    |_, (pts, &count, arclen, border, chunk_boxes, seg_boxes, act, attempt, ok)| {
+                    || ValidityBuffers::new(n_max),
+                    |b, _, (pts, &count, act, attempt, ok)| {
                         if *act == 0 {
                             return;
                         }
-                        let mut scratch = ValidityScratch {
-                            arclen,
-                            border,
-                            seg_boxes,
-                            chunk_boxes,
-                        };
+                        let mut scratch = b.scratch();
                         *ok = u8::from(is_valid(&pts[..count as usize], &consts, &mut scratch));
                         *attempt += 1;
                         *act = u8::from(*ok == 0 && u32::from(*attempt) < max_attempts);

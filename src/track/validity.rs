@@ -49,6 +49,36 @@ pub struct ValidityScratch<'a> {
     pub chunk_boxes: &'a mut [Vec2],
 }
 
+/// Owned scratch for one lane at a time of centerlines of up to `n_max` points.
+pub struct ValidityBuffers {
+    arclen: Vec<f32>,
+    border: Vec<Vec2>,
+    seg_boxes: Vec<f32>,
+    chunk_boxes: Vec<Vec2>,
+}
+
+impl ValidityBuffers {
+    /// Buffers for centerlines of up to `n_max` points.
+    pub fn new(n_max: usize) -> Self {
+        Self {
+            arclen: vec![0.0; n_max],
+            border: vec![Vec2::ZERO; 2 * n_max],
+            seg_boxes: vec![0.0; BOX_WORDS * n_max],
+            chunk_boxes: vec![Vec2::ZERO; super::chunks::boxes_len(n_max)],
+        }
+    }
+
+    /// The scratch borrowed from these buffers.
+    pub fn scratch(&mut self) -> ValidityScratch<'_> {
+        ValidityScratch {
+            arclen: &mut self.arclen,
+            border: &mut self.border,
+            seg_boxes: &mut self.seg_boxes,
+            chunk_boxes: &mut self.chunk_boxes,
+        }
+    }
+}
+
 /// Left unit normal of point `i` of a closed curve (from the central difference).
 #[inline]
 pub fn left_normal(pts: &[Vec2], i: usize) -> Vec2 {
