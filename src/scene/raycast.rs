@@ -299,6 +299,7 @@ pub fn cast_one(
         res,
         top: (res - 1) as f32,
         qerr: 0.5 * view.info.quant_step() + 1e-4,
+        step: view.info.quant_step(),
         cursor: Cursor::new(env.root, res),
         aux: Cursor::new(env.root, res),
     };
@@ -373,6 +374,7 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
         res: view.info.resolution,
         top: (view.info.resolution - 1) as f32,
         qerr: 0.0,
+        step: view.info.quant_step(),
         cursor: Cursor::new(e.root, view.info.resolution),
         aux: Cursor::new(e.root, view.info.resolution),
     };
@@ -459,6 +461,8 @@ struct March<'a, 'v> {
     /// `R − 1`: the last voxel centre's grid coordinate.
     top: f32,
     qerr: f32,
+    /// Voxels per code step.
+    step: f32,
     /// The path to the leaf holding the current point.
     cursor: Cursor,
     /// The path to the last neighbour leaf read by [`fetch`](Self::fetch).
@@ -530,10 +534,11 @@ impl March<'_, '_> {
         }
         // One bounds check for the eight corners (`base ≤ 6 · 73`, so the window fits).
         let w = &b[base..base + 74];
-        let corners = [w[0], w[1], w[8], w[9], w[64], w[65], w[72], w[73]];
-        let solid_near = corners.contains(&-CODE_MAX);
-        let step = self.view.info.quant_step();
-        let k = corners.map(|v| v as f32 * step);
+        let pair = |o: usize| u64::from(u16::from_le_bytes([w[o] as u8, w[o + 1] as u8]));
+        let packed = pair(0) | pair(8) << 16 | pair(64) << 32 | pair(72) << 48;
+        let solid_near = has_byte(packed, -CODE_MAX as u8);
+        let step = self.step;
+        let k = packed.to_le_bytes().map(|v| f32::from(v as i8) * step);
         Cell {
             value: trilinear(k, f),
             penalty: var.sqrt(),
@@ -669,6 +674,15 @@ impl March<'_, '_> {
         let (r, min, _) = self.aux.leaf();
         self.view.sample_leaf(r, min, v)
     }
+}
+
+/// Whether any of the eight bytes of `word` is `byte` (the zero-byte test of Mycroft's
+/// `haszero`, exact for whether one exists).
+#[inline(always)]
+fn has_byte(word: u64, byte: u8) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let y = word ^ (ONES * u64::from(byte));
+    y.wrapping_sub(ONES) & !y & (ONES << 7) != 0
 }
 
 /// Trilinear interpolation of corners in `x + 2y + 4z` order at fractions `f`.
