@@ -60,8 +60,8 @@
 use rayon::prelude::*;
 
 use super::dag::{
-    ref_kind, ref_payload, uniform_bound, EnvEntry, PoolView, CODE_MAX, KIND_BRICK, KIND_INSIDE,
-    KIND_OUTSIDE,
+    ref_kind, ref_payload, uniform_bound, EnvEntry, PoolView, BRICK, CODE_MAX, KIND_BRICK,
+    KIND_INSIDE, KIND_OUTSIDE,
 };
 use crate::exec::Launch;
 use crate::geom::sdf::{fmax, fmin};
@@ -465,7 +465,7 @@ struct March<'a, 'v> {
     step: f32,
     /// The path to the leaf holding the current point.
     cursor: Cursor,
-    /// The path to the last neighbour leaf read by [`fetch`](Self::fetch).
+    /// The path to the last neighbour leaf read by [`cell_corners`](Self::cell_corners).
     aux: Cursor,
 }
 
@@ -608,13 +608,7 @@ impl March<'_, '_> {
         let k: [f32; 8] = if i0 == cell.base {
             cell.corners
         } else {
-            std::array::from_fn(|c| {
-                self.fetch([
-                    i0[0] + (c as u32 & 1),
-                    i0[1] + ((c as u32 >> 1) & 1),
-                    i0[2] + ((c as u32 >> 2) & 1),
-                ])
-            })
+            self.cell_corners(i0)
         };
         // Every corner above zero: the interpolant, a convex combination of the corners, stays
         // above the smallest one (at least one code step) across the cell, so it has no root.
@@ -650,29 +644,53 @@ impl March<'_, '_> {
             let c = |o: usize| b[base + o] as f32 * self.view.info.quant_step();
             [c(0), c(1), c(8), c(9), c(64), c(65), c(72), c(73)]
         } else {
-            std::array::from_fn(|k| {
-                let v = [
-                    i0[0] + (k as u32 & 1),
-                    i0[1] + ((k as u32 >> 1) & 1),
-                    i0[2] + ((k as u32 >> 2) & 1),
-                ];
-                self.fetch(v)
-            })
+            self.cell_corners(i0)
         };
         (trilinear(corners, f), var.sqrt())
     }
 
-    /// The decoded sample at voxel `v`, from the current leaf, the last neighbour, or a lookup.
-    fn fetch(&mut self, v: [u32; 3]) -> f32 {
-        if self.cursor.holds(v) {
-            let (r, min, _) = self.cursor.leaf();
-            return self.view.sample_leaf(r, min, v);
+    /// The decoded samples at the eight corners of the cell whose corner 0 is voxel `i0`
+    /// (`x + 2y + 4z` order), each leaf they lie in looked up once: from the current leaf, the
+    /// last neighbour, or a lookup. Leaves are aligned boxes of at least 8 voxels, so a cell's
+    /// corners fall into different leaves only along the axes where it crosses a multiple of 8:
+    /// the corners that agree on those axes share a leaf.
+    fn cell_corners(&mut self, i0: [u32; 3]) -> [f32; 8] {
+        let crossing = (0..3).fold(0usize, |m, a| {
+            m | (usize::from((i0[a] + 1) % BRICK == 0) << a)
+        });
+        let corner = |c: usize| {
+            [
+                i0[0] + (c as u32 & 1),
+                i0[1] + ((c as u32 >> 1) & 1),
+                i0[2] + ((c as u32 >> 2) & 1),
+            ]
+        };
+        let mut k = [0.0f32; 8];
+        // Every subset of the crossing axes, in increasing order (`(sub − mask) & mask` is the
+        // next subset of `mask` after `sub`), names one leaf.
+        let mut sub = 0usize;
+        loop {
+            let v = corner(sub);
+            let (r, min) = if self.cursor.holds(v) {
+                let (r, min, _) = self.cursor.leaf();
+                (r, min)
+            } else {
+                if !self.aux.holds(v) {
+                    self.aux.locate(self.view, v);
+                }
+                let (r, min, _) = self.aux.leaf();
+                (r, min)
+            };
+            for (c, kc) in k.iter_mut().enumerate() {
+                if c & crossing == sub {
+                    *kc = self.view.sample_leaf(r, min, corner(c));
+                }
+            }
+            sub = sub.wrapping_sub(crossing) & crossing;
+            if sub == 0 {
+                return k;
+            }
         }
-        if !self.aux.holds(v) {
-            self.aux.locate(self.view, v);
-        }
-        let (r, min, _) = self.aux.leaf();
-        self.view.sample_leaf(r, min, v)
     }
 }
 
