@@ -681,9 +681,22 @@ impl March<'_, '_> {
                 let (r, min, _) = self.aux.leaf();
                 (r, min)
             };
-            for (c, kc) in k.iter_mut().enumerate() {
-                if c & crossing == sub {
-                    *kc = self.view.sample_leaf(r, min, corner(c));
+            if ref_kind(r) == KIND_BRICK {
+                let b = &self.view.bricks[ref_payload(r) as usize];
+                for (c, kc) in k.iter_mut().enumerate() {
+                    if c & crossing == sub {
+                        let v = corner(c);
+                        let i = (v[0] - min[0]) + 8 * (v[1] - min[1]) + 64 * (v[2] - min[2]);
+                        // `i < 512`: each offset from the leaf corner is below 8.
+                        *kc = f32::from(b[(i & 511) as usize]) * self.step;
+                    }
+                }
+            } else {
+                let value = self.view.sample_leaf(r, min, v);
+                for (c, kc) in k.iter_mut().enumerate() {
+                    if c & crossing == sub {
+                        *kc = value;
+                    }
                 }
             }
             sub = sub.wrapping_sub(crossing) & crossing;
