@@ -60,8 +60,8 @@
 use rayon::prelude::*;
 
 use super::dag::{
-    ref_kind, ref_payload, uniform_bound, EnvEntry, PoolView, CODE_MAX, KIND_BRICK, KIND_INSIDE,
-    KIND_OUTSIDE,
+    ref_kind, ref_payload, uniform_bound, EnvEntry, PoolView, BRICK, CODE_MAX, KIND_BRICK,
+    KIND_INSIDE, KIND_OUTSIDE,
 };
 use crate::exec::Launch;
 use crate::geom::sdf::{fmax, fmin};
@@ -299,6 +299,7 @@ pub fn cast_one(
         res,
         top: (res - 1) as f32,
         qerr: 0.5 * view.info.quant_step() + 1e-4,
+        step: view.info.quant_step(),
         cursor: Cursor::new(env.root, res),
         aux: Cursor::new(env.root, res),
     };
@@ -373,6 +374,7 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
         res: view.info.resolution,
         top: (view.info.resolution - 1) as f32,
         qerr: 0.0,
+        step: view.info.quant_step(),
         cursor: Cursor::new(e.root, view.info.resolution),
         aux: Cursor::new(e.root, view.info.resolution),
     };
@@ -459,9 +461,11 @@ struct March<'a, 'v> {
     /// `R − 1`: the last voxel centre's grid coordinate.
     top: f32,
     qerr: f32,
+    /// Voxels per code step.
+    step: f32,
     /// The path to the leaf holding the current point.
     cursor: Cursor,
-    /// The path to the last neighbour leaf read by [`fetch`](Self::fetch).
+    /// The path to the last neighbour leaf read by [`cell_corners`](Self::cell_corners).
     aux: Cursor,
 }
 
@@ -479,8 +483,10 @@ impl March<'_, '_> {
     #[inline(always)]
     fn voxel(&self, q: [f32; 3]) -> [u32; 3] {
         let top = self.top;
-        // Clamped into [0, top] (a NaN becomes 0 at `fmax`): the cheap signed cast is exact.
-        [0, 1, 2].map(|a| fmin(fmax(q[a], 0.0), top) as i32 as u32)
+        // Clamped into [0, top] (a NaN becomes 0 at `fmax`), `top < 2^16`: the `u16` cast is
+        // exact, and cheaper than a wider one (its saturation is two `minss`/`maxss`, not
+        // compares and moves).
+        [0, 1, 2].map(|a| u32::from(fmin(fmax(q[a], 0.0), top) as u16))
     }
 
     #[inline(always)]
@@ -519,8 +525,8 @@ impl March<'_, '_> {
         for a in 0..3 {
             let x = q[a] - min[a] as f32 - 0.5;
             let xc = fmin(fmax(x, 0.0), 7.0);
-            // `xc` is in [0, 7] (never NaN: `fmax(NaN, 0) = 0`), so the cheap signed cast is exact.
-            let i0 = fmin(xc, 6.0) as i32 as u32;
+            // `xc` is in [0, 7] (never NaN: `fmax(NaN, 0) = 0`), so the cheap `u8` cast is exact.
+            let i0 = u32::from(fmin(xc, 6.0) as u8);
             let fa = xc - i0 as f32;
             let delta = x - xc;
             var += fa * (1.0 - fa) + delta * delta;
@@ -530,10 +536,11 @@ impl March<'_, '_> {
         }
         // One bounds check for the eight corners (`base ≤ 6 · 73`, so the window fits).
         let w = &b[base..base + 74];
-        let corners = [w[0], w[1], w[8], w[9], w[64], w[65], w[72], w[73]];
-        let solid_near = corners.contains(&-CODE_MAX);
-        let step = self.view.info.quant_step();
-        let k = corners.map(|v| v as f32 * step);
+        let pair = |o: usize| u64::from(u16::from_le_bytes([w[o] as u8, w[o + 1] as u8]));
+        let packed = pair(0) | pair(8) << 16 | pair(64) << 32 | pair(72) << 48;
+        let solid_near = has_byte(packed, -CODE_MAX as u8);
+        let step = self.step;
+        let k = packed.to_le_bytes().map(|v| f32::from(v as i8) * step);
         Cell {
             value: trilinear(k, f),
             penalty: var.sqrt(),
@@ -577,8 +584,8 @@ impl March<'_, '_> {
                 )
             } else {
                 // Ties go to the cell the ray is heading into.
-                // `g` is in [0, top): the cheap signed cast is exact.
-                let mut b = fmin(g, top - 1.0) as i32 as u32;
+                // `g` is in [0, top), `top < 2^16`: the cheap `u16` cast is exact.
+                let mut b = u32::from(fmin(g, top - 1.0) as u16);
                 if d < 0.0 && g == b as f32 && b > 0 {
                     b -= 1;
                 }
@@ -603,13 +610,7 @@ impl March<'_, '_> {
         let k: [f32; 8] = if i0 == cell.base {
             cell.corners
         } else {
-            std::array::from_fn(|c| {
-                self.fetch([
-                    i0[0] + (c as u32 & 1),
-                    i0[1] + ((c as u32 >> 1) & 1),
-                    i0[2] + ((c as u32 >> 2) & 1),
-                ])
-            })
+            self.cell_corners(i0)
         };
         // Every corner above zero: the interpolant, a convex combination of the corners, stays
         // above the smallest one (at least one code step) across the cell, so it has no root.
@@ -629,7 +630,7 @@ impl March<'_, '_> {
         for a in 0..3 {
             let g = q[a] - 0.5;
             let gc = fmin(fmax(g, 0.0), top);
-            let base = fmin(gc, top - 1.0) as u32;
+            let base = u32::from(fmin(gc, top - 1.0) as u16);
             let fa = gc - base as f32;
             let delta = g - gc;
             var += fa * (1.0 - fa) + delta * delta;
@@ -645,30 +646,76 @@ impl March<'_, '_> {
             let c = |o: usize| b[base + o] as f32 * self.view.info.quant_step();
             [c(0), c(1), c(8), c(9), c(64), c(65), c(72), c(73)]
         } else {
-            std::array::from_fn(|k| {
-                let v = [
-                    i0[0] + (k as u32 & 1),
-                    i0[1] + ((k as u32 >> 1) & 1),
-                    i0[2] + ((k as u32 >> 2) & 1),
-                ];
-                self.fetch(v)
-            })
+            self.cell_corners(i0)
         };
         (trilinear(corners, f), var.sqrt())
     }
 
-    /// The decoded sample at voxel `v`, from the current leaf, the last neighbour, or a lookup.
-    fn fetch(&mut self, v: [u32; 3]) -> f32 {
-        if self.cursor.holds(v) {
-            let (r, min, _) = self.cursor.leaf();
-            return self.view.sample_leaf(r, min, v);
+    /// The decoded samples at the eight corners of the cell whose corner 0 is voxel `i0`
+    /// (`x + 2y + 4z` order), each leaf they lie in looked up once: from the current leaf, the
+    /// last neighbour, or a lookup. Leaves are aligned boxes of at least 8 voxels, so a cell's
+    /// corners fall into different leaves only along the axes where it crosses a multiple of 8:
+    /// the corners that agree on those axes share a leaf.
+    fn cell_corners(&mut self, i0: [u32; 3]) -> [f32; 8] {
+        let crossing = (0..3).fold(0usize, |m, a| {
+            m | (usize::from((i0[a] + 1) % BRICK == 0) << a)
+        });
+        let corner = |c: usize| {
+            [
+                i0[0] + (c as u32 & 1),
+                i0[1] + ((c as u32 >> 1) & 1),
+                i0[2] + ((c as u32 >> 2) & 1),
+            ]
+        };
+        let mut k = [0.0f32; 8];
+        // Every subset of the crossing axes, in increasing order (`(sub − mask) & mask` is the
+        // next subset of `mask` after `sub`), names one leaf.
+        let mut sub = 0usize;
+        loop {
+            let v = corner(sub);
+            let (r, min) = if self.cursor.holds(v) {
+                let (r, min, _) = self.cursor.leaf();
+                (r, min)
+            } else {
+                if !self.aux.holds(v) {
+                    self.aux.locate(self.view, v);
+                }
+                let (r, min, _) = self.aux.leaf();
+                (r, min)
+            };
+            if ref_kind(r) == KIND_BRICK {
+                let b = &self.view.bricks[ref_payload(r) as usize];
+                for (c, kc) in k.iter_mut().enumerate() {
+                    if c & crossing == sub {
+                        let v = corner(c);
+                        let i = (v[0] - min[0]) + 8 * (v[1] - min[1]) + 64 * (v[2] - min[2]);
+                        // `i < 512`: each offset from the leaf corner is below 8.
+                        *kc = f32::from(b[(i & 511) as usize]) * self.step;
+                    }
+                }
+            } else {
+                let value = self.view.sample_leaf(r, min, v);
+                for (c, kc) in k.iter_mut().enumerate() {
+                    if c & crossing == sub {
+                        *kc = value;
+                    }
+                }
+            }
+            sub = sub.wrapping_sub(crossing) & crossing;
+            if sub == 0 {
+                return k;
+            }
         }
-        if !self.aux.holds(v) {
-            self.aux.locate(self.view, v);
-        }
-        let (r, min, _) = self.aux.leaf();
-        self.view.sample_leaf(r, min, v)
     }
+}
+
+/// Whether any of the eight bytes of `word` is `byte` (the zero-byte test of Mycroft's
+/// `haszero`, exact for whether one exists).
+#[inline(always)]
+fn has_byte(word: u64, byte: u8) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let y = word ^ (ONES * u64::from(byte));
+    y.wrapping_sub(ONES) & !y & (ONES << 7) != 0
 }
 
 /// Trilinear interpolation of corners in `x + 2y + 4z` order at fractions `f`.
