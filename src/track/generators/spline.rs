@@ -163,7 +163,7 @@ pub fn soften_closed(
         // Segment i − 1 of the current points, when known.
         let mut before = None;
         for i in 0..n {
-            if clean >> i & 1 != 0 {
+            if remember && clean >> i & 1 != 0 {
                 before = None;
                 continue;
             }
@@ -186,10 +186,12 @@ pub fn soften_closed(
             );
             moved = true;
             before = None;
-            let (i1, i2) = (next(i), next(next(i)));
-            let (j1, j2) = (prev(i), prev(prev(i)));
-            for j in [j2, j1, i, i1, i2] {
-                clean &= !(1u64 << j);
+            if remember {
+                let (i1, i2) = (next(i), next(next(i)));
+                let (j1, j2) = (prev(i), prev(prev(i)));
+                for j in [j2, j1, i, i1, i2] {
+                    clean &= !(1u64 << j);
+                }
             }
         }
         if !moved {
