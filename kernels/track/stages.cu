@@ -34,11 +34,9 @@ struct tg_validate_params {
     float half_width_m;
     float min_turn_radius_m;
     tg_u32 n_max;
-    tg_u32 buckets;
     tg_u32 max_attempts;
-    tg_u32 pad;
 };
-static_assert(sizeof(tg_validate_params) == 24, "tg_validate_params is 24 bytes");
+static_assert(sizeof(tg_validate_params) == 16, "tg_validate_params is 16 bytes");
 
 struct tg_fallback_params {
     float scale_m;
@@ -114,12 +112,12 @@ TG_KERNEL(tg_track_relax_window, tg_relax_params) {
 }
 
 // Buffers: 0 pts (Vec2, E×n_max), 1 count (u32), 2 arcs (f32, E×n_max), 3 pair (Vec2,
-// E×2·n_max: borders), 4 mids (Vec2, E×2·n_max), 5 heads (u32, E×buckets), 6 next (u32,
-// E×2·n_max), 7 cells (u64, E×2·n_max), 8 active (u8), 9 attempt (u8), 10 ok (u8).
+// E×2·n_max: borders), 4 chunk boxes (Vec2, E×2·n_max), 5 segment boxes (f32,
+// E×TG_BOX_WORDS·n_max), 6 active (u8), 7 attempt (u8), 8 ok (u8).
 TG_KERNEL(tg_track_validate, tg_validate_params) {
     tg_u32 e = tg_lane();
     if (e >= lanes) return;
-    tg_u8* active = (tg_u8*)buf.ptr[8];
+    tg_u8* active = (tg_u8*)buf.ptr[6];
     if (active[e] == 0u) return;
     tg_u64 row = (tg_u64)e * p.n_max;
     const tg_vec2* pts = (const tg_vec2*)buf.ptr[0] + row;
@@ -127,13 +125,10 @@ TG_KERNEL(tg_track_validate, tg_validate_params) {
     tg_validity_scratch s;
     s.arclen = (float*)buf.ptr[2] + row;
     s.border = (tg_vec2*)buf.ptr[3] + 2u * row;
-    s.mids = (tg_vec2*)buf.ptr[4] + 2u * row;
-    s.heads = (tg_u32*)buf.ptr[5] + (tg_u64)e * p.buckets;
-    s.buckets = p.buckets;
-    s.next = (tg_u32*)buf.ptr[6] + 2u * row;
-    s.cells = (tg_u64*)buf.ptr[7] + 2u * row;
-    tg_u8* attempt = (tg_u8*)buf.ptr[9];
-    tg_u8* ok = (tg_u8*)buf.ptr[10];
+    s.chunk_boxes = (tg_vec2*)buf.ptr[4] + 2u * row;
+    s.seg_boxes = (float*)buf.ptr[5] + TG_BOX_WORDS * row;
+    tg_u8* attempt = (tg_u8*)buf.ptr[7];
+    tg_u8* ok = (tg_u8*)buf.ptr[8];
     tg_validity_consts c;
     c.half_width_m = p.half_width_m;
     c.min_turn_radius_m = p.min_turn_radius_m;

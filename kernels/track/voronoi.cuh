@@ -32,6 +32,14 @@ static_assert(sizeof(tg_voronoi_params) == 48, "tg_voronoi_params is 48 bytes");
 #define TG_VORONOI_NECK_FRAC 0x1p-3f
 // Boundary edges shorter than this (squared, m²) write no points.
 #define TG_VORONOI_TINY_EDGE2 1.0e-6f
+// Margin of the test that skips a site too far to clip a cell, a fraction of the clip polygon's
+// circumradius (1e-3).
+#define TG_VORONOI_SKIP_SLACK 1.0e-3f
+// Sites expected within the first clipping pass's distance: its square is this times
+// radius_m² / n_sites (6).
+#define TG_VORONOI_NEAR_AREAS 6.0f
+// Below this ratio of cross to dot product a turning angle is their quotient (2^-12).
+#define TG_VORONOI_STRAIGHT_RATIO 0x1p-12f
 // Sides of the clip polygon and its circumradius over the disc's radius (1 / cos(π/16)).
 #define TG_VORONOI_CLIP_SIDES 16u
 #define TG_VORONOI_CLIP_SEC 1.0195912f
@@ -105,32 +113,44 @@ struct tg_voronoi_region {
     tg_u32* labels;
 };
 
-// Clips the convex polygon (verts, labels; count vertices) to the half-plane of points at least
-// as near p as q (the bisector edge labelled `label`), through (tv, tl) of capacity cap; returns
-// the new count, or cap + 1 when it would exceed the capacity.
-TG_HD inline tg_u32 tg_voronoi_clip(tg_vec2* verts, tg_u32* labels, tg_u32 count, tg_vec2 p,
-                                    tg_vec2 q, tg_u32 label, tg_vec2* tv, tg_u32* tl, tg_u32 cap) {
-    float ax = q.x - p.x;
-    float ay = q.y - p.y;
-    float mx = (p.x + q.x) * 0.5f;
-    float my = (p.y + q.y) * 0.5f;
-    bool any_out = false;
+// (2 R + slack)² with R the largest distance from p to a vertex (Rust `reach_sq`).
+TG_HD inline float tg_voronoi_reach_sq(const tg_vec2* verts, tg_u32 count, tg_vec2 p,
+                                       float slack) {
+    float r2 = 0.0f;
     for (tg_u32 k = 0u; k < count; ++k) {
-        float s = (verts[k].x - mx) * ax + (verts[k].y - my) * ay;
-        if (!(s <= 0.0f)) {
-            any_out = true;
-            break;
-        }
+        float dx = verts[k].x - p.x;
+        float dy = verts[k].y - p.y;
+        float d2 = dx * dx + dy * dy;
+        r2 = d2 > r2 ? d2 : r2;
     }
-    if (!any_out) {
-        return count;
-    }
+    float reach = 2.0f * sqrtf(r2) + slack;
+    return reach * reach;
+}
+
+// The side of v against the bisector of p (inside, <= 0) and q: (v - m) · a.
+TG_HD inline float tg_voronoi_side(tg_vec2 v, float mx, float my, float ax, float ay) {
+    return (v.x - mx) * ax + (v.y - my) * ay;
+}
+
+// The point where the edge u → v crosses the bisector (Rust `clip`'s `cut`).
+TG_HD inline tg_vec2 tg_voronoi_cut(tg_vec2 u, tg_vec2 v, float mx, float my, float ax, float ay) {
+    float su = tg_voronoi_side(u, mx, my, ax, ay);
+    float sv = tg_voronoi_side(v, mx, my, ax, ay);
+    float t = su / (su - sv);
+    return tg_v2(u.x + (v.x - u.x) * t, u.y + (v.y - u.y) * t);
+}
+
+// Sutherland–Hodgman's loop (any pattern of sides) through (tv, tl) of capacity cap (Rust
+// `clip_through`); returns the new count, or cap + 1 when it would exceed the capacity.
+TG_HD inline tg_u32 tg_voronoi_clip_through(tg_vec2* verts, tg_u32* labels, tg_u32 count,
+                                            float mx, float my, float ax, float ay, tg_u32 label,
+                                            tg_vec2* tv, tg_u32* tl, tg_u32 cap) {
     tg_u32 w = 0u;
     for (tg_u32 k = 0u; k < count; ++k) {
         tg_vec2 u = verts[k];
         tg_vec2 v = verts[(k + 1u) % count];
-        float su = (u.x - mx) * ax + (u.y - my) * ay;
-        float sv = (v.x - mx) * ax + (v.y - my) * ay;
+        float su = tg_voronoi_side(u, mx, my, ax, ay);
+        float sv = tg_voronoi_side(v, mx, my, ax, ay);
         if (su <= 0.0f) {
             if (w == cap) {
                 return cap + 1u;
@@ -164,8 +184,98 @@ TG_HD inline tg_u32 tg_voronoi_clip(tg_vec2* verts, tg_u32* labels, tg_u32 count
     return w;
 }
 
+// Clips the convex polygon (verts, labels; count vertices, capacity cap) to the half-plane of
+// points at least as near p as q (the bisector edge labelled `label`); returns the new count
+// and sets *changed, or returns cap + 1 when it would exceed the capacity. One cyclic run of
+// outside vertices is replaced in place by the two crossing points, ordered as the general loop
+// (through tv, tl) writes them; other patterns run that loop (Rust `clip`).
+TG_HD inline tg_u32 tg_voronoi_clip(tg_vec2* verts, tg_u32* labels, tg_u32 count, tg_vec2 p,
+                                    tg_vec2 q, tg_u32 label, tg_vec2* tv, tg_u32* tl, tg_u32 cap,
+                                    bool* changed) {
+    *changed = false;
+    if (count == 0u) {
+        return 0u;
+    }
+    float ax = q.x - p.x;
+    float ay = q.y - p.y;
+    float mx = (p.x + q.x) * 0.5f;
+    float my = (p.y + q.y) * 0.5f;
+    // Vertex 0's state runs to t1, the other state to t2, vertex 0's again to the end; a vertex
+    // of the other state after t2 makes a second run.
+    bool in0 = tg_voronoi_side(verts[0], mx, my, ax, ay) <= 0.0f;
+    tg_u32 t1 = 1u;
+    while (t1 < count && (tg_voronoi_side(verts[t1], mx, my, ax, ay) <= 0.0f) == in0) {
+        t1 += 1u;
+    }
+    if (t1 == count) {
+        if (in0) {
+            return count;
+        }
+        *changed = true;
+        return 0u;
+    }
+    *changed = true;
+    tg_u32 t2 = t1 + 1u;
+    while (t2 < count && (tg_voronoi_side(verts[t2], mx, my, ax, ay) <= 0.0f) != in0) {
+        t2 += 1u;
+    }
+    tg_u32 t3 = t2 + 1u;
+    while (t3 < count && (tg_voronoi_side(verts[t3], mx, my, ax, ay) <= 0.0f) == in0) {
+        t3 += 1u;
+    }
+    if (t3 < count) {
+        return tg_voronoi_clip_through(verts, labels, count, mx, my, ax, ay, label, tv, tl, cap);
+    }
+    tg_u32 leave = in0 ? t1 : t2 % count;
+    tg_u32 enter = in0 ? t2 % count : t1;
+    tg_u32 last = enter == 0u ? count - 1u : enter - 1u;
+    tg_u32 first = leave == 0u ? count - 1u : leave - 1u;
+    tg_vec2 into = tg_voronoi_cut(verts[first], verts[leave], mx, my, ax, ay);
+    tg_vec2 back = tg_voronoi_cut(verts[last], verts[enter], mx, my, ax, ay);
+    tg_u32 back_label = labels[last];
+    if (!in0) {
+        // Vertex 0 is outside: back, the inside run, into.
+        tg_u32 kept = first + 1u - enter;
+        if (kept + 2u > cap) {
+            return cap + 1u;
+        }
+        for (tg_u32 k = 0u; k < kept; ++k) {
+            verts[1u + k] = verts[enter + k];
+            labels[1u + k] = labels[enter + k];
+        }
+        verts[0] = back;
+        labels[0] = back_label;
+        verts[kept + 1u] = into;
+        labels[kept + 1u] = label;
+        return kept + 2u;
+    }
+    // Vertex 0 is inside: the vertices before the outside run, into, back, those after it.
+    tg_u32 after = count - 1u - last;
+    tg_u32 w = leave + 2u + after;
+    if (w > cap) {
+        return cap + 1u;
+    }
+    if (leave + 2u > last + 1u) {
+        // The run is one vertex: the vertices after it move one slot up (copied from the end).
+        for (tg_u32 k = after; k > 0u; --k) {
+            verts[leave + 1u + k] = verts[last + k];
+            labels[leave + 1u + k] = labels[last + k];
+        }
+    } else {
+        for (tg_u32 k = 0u; k < after; ++k) {
+            verts[leave + 2u + k] = verts[last + 1u + k];
+            labels[leave + 2u + k] = labels[last + 1u + k];
+        }
+    }
+    verts[leave] = into;
+    labels[leave] = label;
+    verts[leave + 1u] = back;
+    labels[leave + 1u] = back_label;
+    return w;
+}
+
 // Selects site s into polygon slot `slot`: computes its cell (the 16-gon clipped by every other
-// site's bisector, in site order) there and marks the free sites across its edges at least
+// site's bisector, near sites first) there and marks the free sites across its edges at least
 // NECK_FRAC · radius_m long as candidates. Returns false when a polygon overflowed.
 TG_HD inline bool tg_voronoi_select(const tg_voronoi_params* p, const tg_voronoi_dims* d,
                                     const tg_vec2* sites, tg_u32 s, tg_u32 slot,
@@ -189,11 +299,37 @@ TG_HD inline bool tg_voronoi_select(const tg_voronoi_params* p, const tg_voronoi
         labels[k] = TG_VORONOI_OUTSIDE;
     }
     tg_u32 count = TG_VORONOI_CLIP_SIDES;
-    for (tg_u32 j = 0u; j < p->n_sites; ++j) {
-        if (j != s) {
-            count = tg_voronoi_clip(verts, labels, count, sites[s], sites[j], j, tv, tl, mv);
+    // Two passes in site order, the near sites (squared distance at most near2) first; a site
+    // farther than 2 R + slack cannot cut the polygon and is skipped (Rust `Voronoi::cell`).
+    // reach2 is (2 R + slack)² of the current polygon (fresh) or of an earlier, larger one.
+    tg_vec2 ps = sites[s];
+    float near2 = TG_VORONOI_NEAR_AREAS * p->radius_m * p->radius_m / (float)p->n_sites;
+    float slack = TG_VORONOI_SKIP_SLACK * rc;
+    float reach2 = tg_inf();
+    bool fresh = false;
+    for (int pass = 0; pass < 2; ++pass) {
+        bool near = pass == 0;
+        for (tg_u32 j = 0u; j < p->n_sites; ++j) {
+            float ax = sites[j].x - ps.x;
+            float ay = sites[j].y - ps.y;
+            float d2 = ax * ax + ay * ay;
+            if (j == s || (d2 <= near2) != near || d2 > reach2) {
+                continue;
+            }
+            if (!fresh) {
+                reach2 = tg_voronoi_reach_sq(verts, count, ps, slack);
+                fresh = true;
+                if (d2 > reach2) {
+                    continue;
+                }
+            }
+            bool changed;
+            count = tg_voronoi_clip(verts, labels, count, ps, sites[j], j, tv, tl, mv, &changed);
             if (count > mv) {
                 return false;
+            }
+            if (changed) {
+                fresh = false;
             }
         }
     }
@@ -387,6 +523,15 @@ TG_HD inline tg_u32 tg_voronoi_resample(const tg_voronoi_dims* d, const tg_vec2*
     return m;
 }
 
+// tg_atan2(cross, dot) bit for bit, the quotient when 0 <= |cross| < 2^-12 · dot (where
+// tg_atan2 returns it too; Rust `turn_angle`).
+TG_HD inline float tg_voronoi_turn_angle(float cross, float dot) {
+    if (fabsf(cross) < dot * TG_VORONOI_STRAIGHT_RATIO) {
+        return cross / dot;
+    }
+    return tg_atan2(cross, dot);
+}
+
 // (sin x, cos x) as .a, .b: Taylor polynomials for |x| <= 0.25, tg_sin_cos otherwise (Rust
 // `small_sin_cos`).
 TG_HD inline tg_f32x2 tg_voronoi_small_sin_cos(float x) {
@@ -402,18 +547,24 @@ TG_HD inline tg_f32x2 tg_voronoi_small_sin_cos(float x) {
 
 // One pass of the cyclic box filter of half-width `half` (2 · half < m) over scalars, as a
 // running sum: the first window summed in a fixed order, then one sample added and one removed
-// per step.
+// per step, in three index ranges that differ in where the added and removed samples wrap.
 TG_HD inline void tg_voronoi_box_filter(const float* src, tg_u32 m, tg_u32 half, float* dst) {
     float w = 1.0f / (float)(2u * half + 1u);
     float sum = src[0];
     for (tg_u32 o = 1u; o <= half; ++o) {
         sum += src[m - o] + src[o];
     }
-    for (tg_u32 i = 0u; i < m; ++i) {
+    for (tg_u32 i = 0u; i < half; ++i) {
         dst[i] = sum * w;
-        tg_u32 add = i + half + 1u < m ? i + half + 1u : i + half + 1u - m;
-        tg_u32 remove = i >= half ? i - half : i + m - half;
-        sum += src[add] - src[remove];
+        sum += src[i + half + 1u] - src[i + m - half];
+    }
+    for (tg_u32 i = half; i + half + 1u < m; ++i) {
+        dst[i] = sum * w;
+        sum += src[i + half + 1u] - src[i - half];
+    }
+    for (tg_u32 i = m - half - 1u; i < m; ++i) {
+        dst[i] = sum * w;
+        sum += src[i + half + 1u - m] - src[i - half];
     }
 }
 
@@ -424,16 +575,18 @@ TG_HD inline void tg_voronoi_box_filter(const float* src, tg_u32 m, tg_u32 half,
 TG_HD inline void tg_voronoi_smooth_turning(tg_vec2* pts, tg_u32 m, tg_u32 half, float* turn,
                                             float* tmp) {
     float length = 0.0f;
+    tg_vec2 back = pts[m - 1u];
+    tg_vec2 here = pts[0];
     for (tg_u32 i = 0u; i < m; ++i) {
-        tg_vec2 a = pts[(i + m - 1u) % m];
-        tg_vec2 p = pts[i];
-        tg_vec2 b = pts[(i + 1u) % m];
-        float ux = p.x - a.x;
-        float uy = p.y - a.y;
-        float vx = b.x - p.x;
-        float vy = b.y - p.y;
-        turn[i] = tg_atan2(ux * vy - uy * vx, ux * vx + uy * vy);
+        tg_vec2 ahead = i + 1u < m ? pts[i + 1u] : pts[0];
+        float ux = here.x - back.x;
+        float uy = here.y - back.y;
+        float vx = ahead.x - here.x;
+        float vy = ahead.y - here.y;
+        turn[i] = tg_voronoi_turn_angle(ux * vy - uy * vx, ux * vx + uy * vy);
         length += sqrtf(vx * vx + vy * vy);
+        back = here;
+        here = ahead;
     }
     float h = length / (float)m;
     tg_vec2 start = pts[0];

@@ -39,7 +39,6 @@ sources![
     "exec/condition.cu",
     "track/geometry.cuh",
     "track/chunks.cuh",
-    "track/grid.cuh",
     "track/resample.cuh",
     "track/relax.cuh",
     "track/validity.cuh",

@@ -10,7 +10,6 @@ mod batch;
 pub mod chunks;
 pub mod generators;
 pub mod geometry;
-pub mod grid;
 pub mod inflate;
 mod pipeline;
 pub mod relax;

@@ -13,11 +13,10 @@ use rayon::prelude::*;
 
 use super::batch::TrackBatch;
 use super::generators::{self, Stage};
-use super::grid::buckets_for;
 use super::inflate::{fallback_circle, inflate_lane, InflateOut};
 use super::relax::{relax_sweeps, violation, RelaxConsts, RelaxScratch, TOO_CLOSE};
 use super::resample::resample_closed;
-use super::validity::{is_valid, ValidityConsts, ValidityScratch, SLACK};
+use super::validity::{is_valid, ValidityConsts, ValidityScratch, BOX_WORDS, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
 use crate::exec::cuda::{CaptureMode, CudaKernels, CudaStream, DeviceBuffer, GraphExec};
 use crate::exec::plan::{
@@ -40,7 +39,6 @@ pub struct Pipeline {
     raw_max: usize,
     gen_scratch_len: usize,
     gen_u32_len: usize,
-    buckets: usize,
     lattice_len: usize,
     relax: RelaxConsts,
     validity: ValidityConsts,
@@ -146,10 +144,8 @@ struct Scratch {
     z: Vec<f32>,
     arcs: Vec<f32>,
     pair: Vec<Vec2>,
-    mids: Vec<Vec2>,
-    heads: Vec<u32>,
-    next: Vec<u32>,
-    cells: Vec<u64>,
+    chunk_boxes: Vec<Vec2>,
+    seg_boxes: Vec<f32>,
     lattice: Vec<f32>,
     active: Vec<u8>,
     gen_active: Vec<u8>,
@@ -193,7 +189,6 @@ impl Pipeline {
         let raw_max = stage.max_points().max(3);
         let gen_scratch_len = stage.scratch_len().max(1);
         let gen_u32_len = stage.scratch_u32_len().max(1);
-        let buckets = buckets_for(2 * n_max);
         let lattice_len = lattice_len(&preset.zprofile).max(1);
         let per_env = |k: usize, what: &str| {
             n_envs
@@ -210,10 +205,8 @@ impl Pipeline {
             z: vec![0.0; per_env(n_max, "heights")?],
             arcs: vec![0.0; per_env(n_max, "arc lengths")?],
             pair: vec![Vec2::ZERO; per_env(2 * n_max, "border points")?],
-            mids: vec![Vec2::ZERO; per_env(2 * n_max, "border midpoints")?],
-            heads: vec![0; per_env(buckets, "grid buckets")?],
-            next: vec![0; per_env(2 * n_max, "grid links")?],
-            cells: vec![0; per_env(2 * n_max, "grid cell keys")?],
+            chunk_boxes: vec![Vec2::ZERO; per_env(2 * n_max, "chunk box corners")?],
+            seg_boxes: vec![0.0; per_env(BOX_WORDS * n_max, "segment box words")?],
             lattice: vec![0.0; per_env(lattice_len, "lattice words")?],
             active: vec![0; n_envs],
             gen_active: vec![0; n_envs],
@@ -239,7 +232,6 @@ impl Pipeline {
             raw_max,
             gen_scratch_len,
             gen_u32_len,
-            buckets,
             lattice_len,
             relax,
             validity,
@@ -677,7 +669,6 @@ impl Pipeline {
         // Validity; an env that fails stays active for the next attempt.
         let consts = self.validity;
         let max_attempts = t.max_attempts;
-        let buckets = self.buckets;
         attempt_body.push(pass(
             Some("tg_track_validate"),
             "validate",
@@ -685,19 +676,15 @@ impl Pipeline {
                 half_width_m: consts.half_width_m,
                 min_turn_radius_m: consts.min_turn_radius_m,
                 n_max: n_max as u32,
-                buckets: buckets as u32,
                 max_attempts,
-                pad: 0,
             }),
             &[
                 (buf::PTS, r),
                 (buf::COUNT, r),
                 (buf::ARCS, w),
                 (buf::PAIR, w),
-                (buf::MIDS, w),
-                (buf::HEADS, w),
-                (buf::NEXT, w),
-                (buf::CELLS, w),
+                (buf::CHUNK_BOXES, w),
+                (buf::SEG_BOXES, w),
                 (buf::ACTIVE, w),
                 (buf::ATTEMPT, w),
                 (buf::OK, w),
@@ -709,27 +696,23 @@ impl Pipeline {
                     s.count.par_iter(),
                     s.arcs.par_chunks_mut(n_max),
                     s.pair.par_chunks_mut(2 * n_max),
-                    s.mids.par_chunks_mut(2 * n_max),
-                    s.heads.par_chunks_mut(buckets),
-                    s.next.par_chunks_mut(2 * n_max),
-                    s.cells.par_chunks_mut(2 * n_max),
+                    s.chunk_boxes.par_chunks_mut(2 * n_max),
+                    s.seg_boxes.par_chunks_mut(BOX_WORDS * n_max),
                     s.active.par_iter_mut(),
                     s.attempt.par_iter_mut(),
                     s.ok.par_iter_mut(),
                 );
                 launch.lanes(
                     lanes.into_par_iter(),
-                    |_, (pts, &count, arclen, border, mids, heads, next, cells, act, attempt, ok)| {
+                    |_, (pts, &count, arclen, border, chunk_boxes, seg_boxes, act, attempt, ok)| {
                         if *act == 0 {
                             return;
                         }
                         let mut scratch = ValidityScratch {
                             arclen,
                             border,
-                            mids,
-                            heads,
-                            next,
-                            cells,
+                            seg_boxes,
+                            chunk_boxes,
                         };
                         *ok = u8::from(is_valid(&pts[..count as usize], &consts, &mut scratch));
                         *attempt += 1;
@@ -970,7 +953,7 @@ mod buf {
     use crate::exec::plan::BufId;
 
     /// Every buffer of the state.
-    pub const ALL: [BufId; 35] = [
+    pub const ALL: [BufId; 33] = [
         RAW,
         RAW_COUNT,
         GEN,
@@ -980,10 +963,8 @@ mod buf {
         Z,
         ARCS,
         PAIR,
-        MIDS,
-        HEADS,
-        NEXT,
-        CELLS,
+        CHUNK_BOXES,
+        SEG_BOXES,
         LATTICE,
         ACTIVE,
         GEN_ACTIVE,
@@ -1017,10 +998,8 @@ mod buf {
     pub const Z: BufId = BufId(6);
     pub const ARCS: BufId = BufId(7);
     pub const PAIR: BufId = BufId(8);
-    pub const MIDS: BufId = BufId(9);
-    pub const HEADS: BufId = BufId(10);
-    pub const NEXT: BufId = BufId(11);
-    pub const CELLS: BufId = BufId(12);
+    pub const CHUNK_BOXES: BufId = BufId(9);
+    pub const SEG_BOXES: BufId = BufId(10);
     pub const LATTICE: BufId = BufId(13);
     pub const ACTIVE: BufId = BufId(14);
     pub const GEN_ACTIVE: BufId = BufId(15);
@@ -1065,10 +1044,8 @@ impl BufferSet for TrackState<'_> {
             buf::Z => bytes(&mut s.z),
             buf::ARCS => bytes(&mut s.arcs),
             buf::PAIR => bytes(&mut s.pair),
-            buf::MIDS => bytes(&mut s.mids),
-            buf::HEADS => bytes(&mut s.heads),
-            buf::NEXT => bytes(&mut s.next),
-            buf::CELLS => bytes(&mut s.cells),
+            buf::CHUNK_BOXES => bytes(&mut s.chunk_boxes),
+            buf::SEG_BOXES => bytes(&mut s.seg_boxes),
             buf::LATTICE => bytes(&mut s.lattice),
             buf::ACTIVE => &mut s.active,
             buf::GEN_ACTIVE => &mut s.gen_active,
@@ -1162,9 +1139,7 @@ struct ValidateParams {
     half_width_m: f32,
     min_turn_radius_m: f32,
     n_max: u32,
-    buckets: u32,
     max_attempts: u32,
-    pad: u32,
 }
 
 /// `tg_fallback_params`.

@@ -4,7 +4,7 @@
 //! 1. it has at least `MIN_POINTS` points and all are finite;
 //! 2. it is closed with even spacing: every segment, the closing one included, lies within
 //!    `[0.2, 2.5]` times the mean spacing;
-//! 3. its turning number is ±1 (total signed turning ±2π within 0.05 rad);
+//! 3. its turning number is ±1 (total signed turning ±2π);
 //! 4. every turn is one a circle of radius ≥ 0.98 · `min_turn_radius` could make: the direction
 //!    changes by less than 90° between consecutive segments and the Menger radius (the circle
 //!    through consecutive triples) is ≥ 0.98 · `min_turn_radius` — see [`turn_complies`] for why
@@ -13,17 +13,16 @@
 //! 6. the centerline is simple (no two non-consecutive segments meet);
 //! 7. neither border intersects itself, and the borders do not intersect each other.
 //!
-//! Each test visits only the pairs a written bound cannot exclude (the bound sits beside the
-//! shortcut and a unit test pins it): thickness skips pairs at index gap ≤ [`exempt_gap`] and
-//! chunk pairs whose boxes are farther apart than the separation (`chunks`); the crossing tests
-//! skip segment pairs whose midpoints lie in non-adjacent grid cells ([`simple_polylines`]).
-//! The border tests are never skipped as a whole.
+//! Conditions 5–7 test every pair an all-pairs scan would, at about the cost of a few passes over
+//! the points: pairs a few points apart along the curve are tested in full, a whole gap at a
+//! time over arrays of segment boxes; farther pairs only where their points lie within a
+//! written bound of each other, found by the chunk search (`chunks`). The bound, and why no
+//! failing pair escapes it, is in `close_pairs_pass`'s doc; a unit test compares the verdict
+//! with the all-pairs scan on loops that cross, pinch and fold.
 
-use super::chunks::any_close_pair_fails;
+use super::chunks::{any_close_pair_fails, CHUNK};
 use super::geometry::{curvature_exceeds, dist, dist2, segments_intersect, signed_area2};
-use super::grid::Grid;
 use crate::geom::Vec2;
-use crate::math::{atan2, TAU};
 
 /// Relative slack of the thickness and turn-radius checks.
 pub const SLACK: f32 = 0.02;
@@ -37,20 +36,17 @@ pub struct ValidityConsts {
     pub min_turn_radius_m: f32,
 }
 
-/// Scratch of one lane: `border` and `mids` hold `2·n` points, `next` `2·n` links.
+/// Scratch of one lane of a centerline of `n` points.
 pub struct ValidityScratch<'a> {
-    /// Arc length per point.
+    /// Arc length per point (`n`).
     pub arclen: &'a mut [f32],
     /// Outer then inner border points (`2·n`).
     pub border: &'a mut [Vec2],
-    /// Border segment midpoints (`2·n`).
-    pub mids: &'a mut [Vec2],
-    /// Grid buckets.
-    pub heads: &'a mut [u32],
-    /// Grid links.
-    pub next: &'a mut [u32],
-    /// Grid cell keys.
-    pub cells: &'a mut [u64],
+    /// Segment boxes of the centre and both borders ([`BOX_WORDS`]` · n`).
+    pub seg_boxes: &'a mut [f32],
+    /// Chunk boxes of the far-pair search ([`boxes_len`](super::chunks::boxes_len)`(n)`, at
+    /// most `n`).
+    pub chunk_boxes: &'a mut [Vec2],
 }
 
 /// Left unit normal of point `i` of a closed curve (from the central difference).
@@ -101,8 +97,13 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
     if !(shortest >= 0.2 * mean && longest_centre <= 2.5 * mean) {
         return false;
     }
-    // 3. turning number and 4. turns.
-    let mut turning = 0.0f32;
+    // 3. turning number and 4. turns. Every turn complies only if it is under 90° (`dot > 0`),
+    // and then the exterior angles (each in (−π/2, π/2)) sum to exactly 2π times the winding of
+    // the segment directions about the origin: the signed count of their crossings of the +x
+    // axis, a crossing's sense being the turn's (the sign of `cross`). The count is exact where
+    // a sum of angles rounds (within 0.05 rad of ±2π is the same verdict: n ≤ 4096 roundings of
+    // ~10⁻⁷ rad each).
+    let mut winding = 0i32;
     let max_curvature = 1.0 / ((1.0 - SLACK) * c.min_turn_radius_m);
     let hw = c.half_width_m;
     let mut a = pts[n - 1];
@@ -112,38 +113,17 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
         let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
         let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
         let (cross, dot) = (ux * vy - uy * vx, ux * vx + uy * vy);
-        turning += atan2(cross, dot);
+        winding += axis_crossing(uy, vy, cross);
         if !turn_complies(a, p, b, dot, max_curvature) {
             return false;
         }
         a = p;
     }
-    if (turning.abs() - TAU).abs() >= 0.05 || turning.is_nan() {
+    if winding.abs() != 1 {
         return false;
     }
-    // 5. thickness over pairs more than π·hw apart along the curve. A pair whose cyclic index gap
-    // is at most `min_gap` is at most `min_gap · longest_centre ≤ π·hw` apart along the curve,
-    // so it is exempt by definition and `any_close_pair_fails` need not visit it. Only pairs closer
-    // than `min_sep` can fail; `reach = 2·hw` exceeds it by 2·SLACK·hw, far above the rounding
-    // of the chunk boxes (see `chunks`).
-    let min_sep = 2.0 * (1.0 - SLACK) * hw;
-    let min_sep2 = min_sep * min_sep;
-    let neighbour_arc = crate::math::PI * hw;
-    let min_gap = exempt_gap(neighbour_arc, longest_centre, n);
-    let thin = any_close_pair_fails(pts, s.mids, 2.0 * hw, min_gap, |i, j| {
-        let gap = arclen[j] - arclen[i];
-        let arc = gap.min(total - gap);
-        !(arc > neighbour_arc && dist2(pts[i], pts[j]) < min_sep2)
-    });
-    if thin {
-        return false;
-    }
-    // 6. the centerline is simple, and 7. so are both borders and they do not meet: every
-    // segment pair the grid's bound cannot exclude is tested (see `simple_polylines`).
-    if !simple_polylines(pts, 1, s) {
-        return false;
-    }
-    // Borders: outer = centre − σ·hw·left, inner = centre + σ·hw·left.
+    // 5. thickness, 6. the centerline simple, 7. both borders simple and disjoint. Every pair
+    // that can fail is tested; which pairs those are is argued in `close_pairs_pass`.
     let sigma = orientation(pts);
     let border = &mut s.border[..2 * n];
     for i in 0..n {
@@ -152,10 +132,283 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
         border[i] = Vec2::new(p[0] - sigma * hw * nl[0], p[1] - sigma * hw * nl[1]);
         border[n + i] = Vec2::new(p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]);
     }
-    let border = std::mem::take(&mut s.border);
-    let simple = simple_polylines(&border[..2 * n], 2, s);
-    s.border = border;
-    simple
+    let thickness = Thickness {
+        arclen,
+        total,
+        neighbour_arc: crate::math::PI * hw,
+        min_sep2: {
+            let min_sep = 2.0 * (1.0 - SLACK) * hw;
+            min_sep * min_sep
+        },
+        // A pair whose cyclic index gap is at most `min_gap` is at most `min_gap · longest_centre
+        // ≤ π·hw` apart along the curve, so it is exempt by definition.
+        min_gap: exempt_gap(crate::math::PI * hw, longest_centre, n),
+    };
+    close_pairs_pass(pts, border, hw, &thickness, s.seg_boxes, s.chunk_boxes)
+}
+
+/// The signed crossing of the +x axis by a turn under 90° from direction `(·, uy)` to `(·, vy)`
+/// (`cross` their cross product): +1 counter-clockwise from below the axis to on or above it, −1
+/// clockwise back, 0 otherwise (the turns that cross the −x axis included).
+#[inline(always)]
+fn axis_crossing(uy: f32, vy: f32, cross: f32) -> i32 {
+    i32::from(uy < 0.0 && vy >= 0.0 && cross > 0.0)
+        - i32::from(uy >= 0.0 && vy < 0.0 && cross < 0.0)
+}
+
+/// The thickness test's constants (condition 5): pairs at cyclic index gap > `min_gap` fail when
+/// more than `neighbour_arc` apart along the curve and closer than `√min_sep2`.
+struct Thickness<'a> {
+    arclen: &'a [f32],
+    total: f32,
+    neighbour_arc: f32,
+    min_sep2: f32,
+    min_gap: usize,
+}
+
+impl Thickness<'_> {
+    /// Whether points `i < j` (cyclic gap `> min_gap`), `d2` apart squared, fail.
+    #[inline]
+    fn fails(&self, i: usize, j: usize, d2: f32) -> bool {
+        let gap = self.arclen[j] - self.arclen[i];
+        let arc = gap.min(self.total - gap);
+        (arc > self.neighbour_arc) & (d2 < self.min_sep2)
+    }
+
+    /// Whether some pair `(i, i + g mod n)` fails (`min_gap < g ≤ n / 2`).
+    fn fails_at_gap(&self, pts: &[Vec2], g: usize) -> bool {
+        let n = pts.len();
+        let mut thin = false;
+        for i in 0..n - g {
+            thin |= self.fails(i, i + g, dist2(pts[i], pts[i + g]));
+        }
+        for i in n - g..n {
+            let j = i + g - n;
+            thin |= self.fails(j, i, dist2(pts[j], pts[i]));
+        }
+        thin
+    }
+}
+
+/// Words of segment boxes per point of the centerline: 4 (`lo.x`, `lo.y`, `hi.x`, `hi.y`) for
+/// each of the 3 polylines (centre, outer border, inner border).
+pub const BOX_WORDS: usize = 12;
+
+/// The axis-aligned boxes of the `n` segments of one closed polyline, one array per bound
+/// (segment `k` joins point `k` to point `k + 1 mod n`).
+#[derive(Clone, Copy)]
+struct SegBoxes<'a> {
+    lo_x: &'a [f32],
+    lo_y: &'a [f32],
+    hi_x: &'a [f32],
+    hi_y: &'a [f32],
+}
+
+impl<'a> SegBoxes<'a> {
+    /// The boxes of polyline `q` (0 centre, 1 outer, 2 inner) of `n` points in `words`.
+    fn of(words: &'a [f32], q: usize, n: usize) -> Self {
+        let b = &words[4 * q * n..4 * (q + 1) * n];
+        let (lo_x, b) = b.split_at(n);
+        let (lo_y, b) = b.split_at(n);
+        let (hi_x, hi_y) = b.split_at(n);
+        Self {
+            lo_x,
+            lo_y,
+            hi_x,
+            hi_y,
+        }
+    }
+
+    fn range(self, r: std::ops::Range<usize>) -> Self {
+        Self {
+            lo_x: &self.lo_x[r.clone()],
+            lo_y: &self.lo_y[r.clone()],
+            hi_x: &self.hi_x[r.clone()],
+            hi_y: &self.hi_y[r],
+        }
+    }
+}
+
+/// Writes the boxes of the segments of the closed polyline `pts` into `words` (`4·n`: the
+/// `lo.x`, `lo.y`, `hi.x`, `hi.y` arrays); returns the largest squared segment length. The
+/// bounds are the `min`/`max` [`segments_intersect`] takes, so a pair of boxes apart here is
+/// a pair it rejects in its first test, and `(hi − lo)²` summed over the axes is the segment's
+/// squared length as [`dist`] rounds it.
+fn segment_boxes(pts: &[Vec2], words: &mut [f32]) -> f32 {
+    let n = pts.len();
+    let (lo_x, rest) = words[..4 * n].split_at_mut(n);
+    let (lo_y, rest) = rest.split_at_mut(n);
+    let (hi_x, hi_y) = rest.split_at_mut(n);
+    let mut longest2 = 0.0f32;
+    for k in 0..n {
+        let (a, b) = (pts[k], if k + 1 < n { pts[k + 1] } else { pts[0] });
+        // Finite points: plain comparisons give `f32::min`/`max`'s values (±0 compare equal).
+        let ((lx, hx), (ly, hy)) = (order(a[0], b[0]), order(a[1], b[1]));
+        (lo_x[k], lo_y[k], hi_x[k], hi_y[k]) = (lx, ly, hx, hy);
+        let (dx, dy) = (hx - lx, hy - ly);
+        let l2 = dx * dx + dy * dy;
+        if l2 > longest2 {
+            longest2 = l2;
+        }
+    }
+    longest2
+}
+
+/// `(min, max)` of two finite numbers.
+#[inline(always)]
+fn order(a: f32, b: f32) -> (f32, f32) {
+    if b < a {
+        (b, a)
+    } else {
+        (a, b)
+    }
+}
+
+/// Whether box `k` of `a` meets box `k` of `b` for some `k` (finite bounds; equal lengths).
+/// Branch-free over `k`, so the compiler runs it several boxes at a time.
+#[inline]
+fn some_boxes_meet(a: SegBoxes<'_>, b: SegBoxes<'_>) -> bool {
+    let n = a.lo_x.len();
+    let (a_lo_x, a_lo_y, a_hi_x, a_hi_y) = (&a.lo_x[..n], &a.lo_y[..n], &a.hi_x[..n], &a.hi_y[..n]);
+    let (b_lo_x, b_lo_y, b_hi_x, b_hi_y) = (&b.lo_x[..n], &b.lo_y[..n], &b.hi_x[..n], &b.hi_y[..n]);
+    let mut any = 0u32;
+    for k in 0..n {
+        any |= u32::from(a_hi_x[k] >= b_lo_x[k])
+            & u32::from(b_hi_x[k] >= a_lo_x[k])
+            & u32::from(a_hi_y[k] >= b_lo_y[k])
+            & u32::from(b_hi_y[k] >= a_lo_y[k]);
+    }
+    any != 0
+}
+
+/// Pairs of polylines whose segments must not meet: each polyline with itself (centre 0, outer 1,
+/// inner 2; consecutive segments excepted) and the outer border with the inner.
+const POLYLINE_PAIRS: [(usize, usize); 5] = [(0, 0), (1, 1), (2, 2), (1, 2), (2, 1)];
+
+/// Whether segment `k` of `a` meets segment `(k + g) mod n` of `b` for some `k` (`g < n`): the
+/// boxes first, branch-free, then the exact test only where some pair of boxes meets.
+fn crossing_at_shift(
+    a: &[Vec2],
+    a_boxes: SegBoxes<'_>,
+    b: &[Vec2],
+    b_boxes: SegBoxes<'_>,
+    g: usize,
+) -> bool {
+    let n = a.len();
+    let meet = some_boxes_meet(a_boxes.range(0..n - g), b_boxes.range(g..n))
+        || some_boxes_meet(a_boxes.range(n - g..n), b_boxes.range(0..g));
+    meet && (0..n).any(|k| {
+        let m = (k + g) % n;
+        segments_intersect(a[k], a[(k + 1) % n], b[m], b[(m + 1) % n])
+    })
+}
+
+/// Conditions 5–7 of the module doc on the centre `pts` and its `border` (outer then inner):
+/// true when no pair fails.
+///
+/// Pairs at cyclic index gap at most `near` (points) or `near + 1` (segments) are all tested,
+/// box by box over whole arrays; farther ones only when their points are within `reach`:
+/// - two segments that meet at `x` (of any two of the three polylines) have endpoints within
+///   half their length of `x`, and every border point lies `hw·|normal|` from the centre point
+///   of its index, so the centre points of those endpoints are within `2·hw + longest` of each
+///   other (`longest` the longest segment of the three), at a cyclic gap at least the
+///   segments' less one. `reach` is that bound plus 1 % (far above its rounding);
+/// - a pair failing thickness is closer than `2·(1 − SLACK)·hw < reach`.
+///
+/// The chunk search (`chunks`) finds every point pair within `reach` at gap > `near`; each such
+/// pair tests the thickness of its two points and every segment pair at its ends. So every
+/// pair the module doc names is tested, with the same predicates as an all-pairs scan.
+fn close_pairs_pass(
+    pts: &[Vec2],
+    border: &[Vec2],
+    hw: f32,
+    thickness: &Thickness<'_>,
+    seg_boxes: &mut [f32],
+    chunk_boxes: &mut [Vec2],
+) -> bool {
+    let n = pts.len();
+    let polylines = [pts, &border[..n], &border[n..2 * n]];
+    let words = &mut seg_boxes[..BOX_WORDS * n];
+    let mut longest2 = [0.0f32; 3];
+    for (q, line) in polylines.iter().enumerate() {
+        longest2[q] = segment_boxes(line, &mut words[4 * q * n..4 * (q + 1) * n]);
+    }
+    // A polyline without a segment of positive finite length is not simple (both borders count
+    // as one polyline here, as in the all-pairs definition).
+    let border_longest2 = longest2[1].max(longest2[2]);
+    let positive_finite = |l2: f32| l2 > 0.0 && l2.is_finite();
+    if !positive_finite(longest2[0]) || !positive_finite(border_longest2) {
+        return false;
+    }
+    let words = &*words;
+    let boxes = [0, 1, 2].map(|q| SegBoxes::of(words, q, n));
+    let longest = longest2[0].max(border_longest2).sqrt();
+    let reach = 1.01 * (2.0 * hw + longest);
+    let mean = thickness.total / n as f32;
+    // Gaps up to `near` are cheaper to test in full than to search: a chunk holds CHUNK points.
+    // (Any `near` is correct; past `n / 2` every pair is near.)
+    let near = ((reach / mean) as usize).saturating_add(CHUNK).min(n);
+    let half = n / 2;
+    // Thickness at gaps min_gap < g ≤ near.
+    for g in thickness.min_gap + 1..=near.min(half) {
+        if thickness.fails_at_gap(pts, g) {
+            return false;
+        }
+    }
+    // Segments at gaps ≤ near + 1: each polyline with itself from gap 2 on, outer with inner
+    // from −(near + 1) to near + 1 (every gap when that covers the loop).
+    let seg_near = near + 1;
+    for (qa, qb) in &POLYLINE_PAIRS[..4] {
+        let (qa, qb) = (*qa, *qb);
+        let (a, b) = (polylines[qa], polylines[qb]);
+        // Outer with inner takes both signs of the gap, so (2, 1) is not needed here.
+        let shifts: &mut dyn Iterator<Item = usize> = if qa == qb {
+            &mut (2..=seg_near.min(half))
+        } else if 2 * seg_near + 1 >= n {
+            &mut (0..n)
+        } else {
+            &mut (0..=seg_near).chain(n - seg_near..n)
+        };
+        for g in shifts {
+            if crossing_at_shift(a, boxes[qa], b, boxes[qb], g) {
+                return false;
+            }
+        }
+    }
+    if near >= half {
+        return true;
+    }
+    // Farther pairs, through the chunk search.
+    let reach2 = reach * reach;
+    let prev = |k: usize| if k == 0 { n - 1 } else { k - 1 };
+    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    !any_close_pair_fails(pts, chunk_boxes, reach, near, |i, j| {
+        let d2 = dist2(pts[i], pts[j]);
+        // Points are finite here, so `d2` is a number.
+        if d2 > reach2 {
+            return true;
+        }
+        let gap = j - i;
+        if gap.min(n - gap) > thickness.min_gap && thickness.fails(i, j, d2) {
+            return false;
+        }
+        for k in [prev(i), i] {
+            for m in [prev(j), j] {
+                let gap = k.abs_diff(m);
+                let consecutive = gap.min(n - gap) <= 1;
+                for (qa, qb) in POLYLINE_PAIRS {
+                    if qa == qb && consecutive {
+                        continue;
+                    }
+                    let (a, b) = (polylines[qa], polylines[qb]);
+                    if segments_intersect(a[k], a[next(k)], b[m], b[next(m)]) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    })
 }
 
 /// Whether the turn at `p` from `a` to `b` (`dot = (p − a)·(b − p)`) is one a circle of radius
@@ -191,70 +444,6 @@ pub fn exempt_gap(arc: f32, longest: f32, n: usize) -> usize {
         g -= 1;
     }
     g
-}
-
-/// Whether `parts` closed polylines of `n = pts.len() / parts` points each (polyline `q` is
-/// `pts[q·n .. (q + 1)·n]`, segment `k` joins point `k` to its successor on the same polyline)
-/// are simple and disjoint: no two segments intersect, except consecutive ones of one polyline
-/// at their shared point. False for non-finite points.
-///
-/// Every segment pair is tested unless a bound proves it cannot meet: segments are keyed by
-/// their midpoints in a grid of cell side `cell = 1.01 · longest` (`longest` the longest
-/// segment). Two segments that meet at a point `x` have midpoints within `|ab|/2 + |cd|/2 ≤
-/// longest` of each other (each midpoint is within half its length of `x`), so their cells
-/// differ by at most 1 on each axis and `Grid::for_pairs` visits them. The 1 % margin absorbs
-/// the rounding of the midpoints and of `coordinate / cell`: it only matters once coordinates
-/// exceed about 10⁴ cells, and a track's extent is at most `n_max ≤ 4096` segments.
-pub fn simple_polylines(pts: &[Vec2], parts: usize, s: &mut ValidityScratch<'_>) -> bool {
-    let n = pts.len() / parts;
-    // The successor of point `k` on its polyline: `(k / n)·n + (k % n + 1) % n`, without the
-    // divisions for one or two polylines (the borders).
-    let seg_end = |k: usize| {
-        let e = k + 1;
-        let wraps = if parts <= 2 {
-            e == n || e == 2 * n
-        } else {
-            e % n == 0
-        };
-        if wraps {
-            e - n
-        } else {
-            e
-        }
-    };
-    let mut longest = 0.0f32;
-    for k in 0..pts.len() {
-        longest = longest.max(dist(pts[k], pts[seg_end(k)]));
-    }
-    if !(longest > 0.0 && longest.is_finite()) {
-        return false;
-    }
-    let mids = &mut s.mids[..pts.len()];
-    for (k, m) in mids.iter_mut().enumerate() {
-        let (a, b) = (pts[k], pts[seg_end(k)]);
-        *m = Vec2::new(0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]));
-    }
-    let grid = Grid::build(s.heads, s.next, s.cells, mids, 1.01 * longest);
-    grid.for_pairs(|k, m| {
-        let (ek, em) = (seg_end(k), seg_end(m));
-        if ek == m || em == k {
-            return true;
-        }
-        let (a, b, c, d) = (pts[k], pts[ek], pts[m], pts[em]);
-        // `segments_intersect`'s own first test with plain comparisons: `a < c && a < d &&
-        // b < c && b < d` holds only where `max(a, b) < min(c, d)` does (NaN fails both ways
-        // here and falls through to the full test). Most candidate pairs end here, without the
-        // NaN-aware `min`/`max`.
-        let below = |a: f32, b: f32, c: f32, d: f32| a < c && a < d && b < c && b < d;
-        if below(a[0], b[0], c[0], d[0])
-            || below(c[0], d[0], a[0], b[0])
-            || below(a[1], b[1], c[1], d[1])
-            || below(c[1], d[1], a[1], b[1])
-        {
-            return true;
-        }
-        !segments_intersect(a, b, c, d)
-    })
 }
 
 #[cfg(test)]
@@ -332,11 +521,65 @@ mod tests {
         assert_eq!(exempt_gap(f32::NAN, 5.0, 100), 0);
     }
 
-    /// The grid bound of `simple_polylines` (cells of 1.01 × the longest segment see every
-    /// meeting pair): its verdict equals the all-pairs test with the same predicate, on random
-    /// loops that cross themselves and each other often, at large and small coordinates.
+    /// The axis-crossing count is the turning number the sum of the turns' angles rounds to, on
+    /// closed polylines of turning number −2..=3 (epicycles, figure eights, wobbly loops at large
+    /// offsets) whose every turn is under 90°.
     #[test]
-    fn simple_polylines_matches_all_pairs() {
+    fn axis_crossings_count_the_turning_number() {
+        let mut x = 0x7f4a_7c15_u32;
+        let mut unit = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as f32 / u32::MAX as f32
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for case in 0..3000 {
+            let n = 24 + case % 200;
+            let (k1, k2) = (
+                [1.0f32, -1.0, 2.0, 3.0, -2.0][case % 5],
+                [0.0f32, 2.0, -3.0][case % 3],
+            );
+            let a2 = 0.6 * unit();
+            let offset = if case % 4 == 0 { 5000.0 } else { 0.0 };
+            let pts: Vec<Vec2> = (0..n)
+                .map(|i| {
+                    let t = i as f32 / n as f32 * crate::math::TAU + 0.3 * unit() / n as f32;
+                    let (s1, c1) = crate::math::sin_cos(k1 * t);
+                    let (s2, c2) = crate::math::sin_cos(k2 * t);
+                    Vec2::new(
+                        offset + 100.0 * c1 + 100.0 * a2 * c2,
+                        offset + 100.0 * s1 + 100.0 * a2 * s2,
+                    )
+                })
+                .collect();
+            let (mut sum, mut count, mut sharp) = (0.0f32, 0i32, false);
+            for i in 0..n {
+                let (a, p, b) = (pts[(i + n - 1) % n], pts[i], pts[(i + 1) % n]);
+                let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
+                let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+                let (cross, dot) = (ux * vy - uy * vx, ux * vx + uy * vy);
+                sharp |= dot <= 0.0;
+                sum += crate::math::atan2(cross, dot);
+                count += axis_crossing(uy, vy, cross);
+            }
+            if sharp {
+                continue;
+            }
+            let turns = sum / crate::math::TAU;
+            assert!((turns - turns.round()).abs() < 1e-3, "case {case}: {turns}");
+            assert_eq!(count, turns.round() as i32, "case {case}");
+            seen.insert(count);
+        }
+        assert!(seen.len() >= 4, "{seen:?}");
+    }
+
+    /// `close_pairs_pass` (local gaps in full, farther pairs through the chunk search within
+    /// `reach`) decides exactly as the all-pairs scan with the same predicates: on random loops
+    /// that cross themselves, pinch and fold their borders, at large and small coordinates and
+    /// half widths from a tenth of the spacing to several spacings.
+    #[test]
+    fn close_pairs_pass_matches_all_pairs() {
         let mut x = 0x2545_f491_u32;
         let mut unit = || {
             x ^= x << 13;
@@ -344,65 +587,92 @@ mod tests {
             x ^= x << 5;
             x as f32 / u32::MAX as f32
         };
-        let (mut simple, mut crossing) = (0, 0);
-        for case in 0..3000 {
-            let parts = 1 + case % 3;
-            let n = 8 + (case / 2) % 40;
+        let (mut pass, mut fail) = (0, 0);
+        for case in 0..4000 {
+            let n = 8 + (case / 2) % 120;
             let offset = if case % 3 == 0 { 3000.0 } else { 0.0 };
-            let wobble = 0.3 * (case % 7) as f32 * unit();
-            let mut pts: Vec<Vec2> = (0..parts * n)
+            let wobble = 0.25 * (case % 5) as f32 * unit();
+            let r0 = n as f32 * 5.0 / crate::math::TAU;
+            let mut pts: Vec<Vec2> = (0..n)
                 .map(|k| {
-                    let t = (k % n) as f32 / n as f32 * crate::math::TAU;
-                    let r = 20.0 + 4.0 * (k / n) as f32 + 20.0 * wobble * (unit() - 0.5);
+                    let t = k as f32 / n as f32 * crate::math::TAU;
+                    let (s3, c3) = crate::math::sin_cos(3.0 * t);
+                    let r =
+                        r0 * (1.0 + wobble * (0.6 * c3 + 0.4 * s3) + 0.3 * wobble * (unit() - 0.5));
                     let (s, c) = crate::math::sin_cos(t);
                     Vec2::new(offset + r * c, offset + r * s)
                 })
                 .collect();
             if case % 7 == 0 {
-                // One long spike: its two segments are the only ones that can cross, often
-                // near one end, where midpoints are farthest apart.
-                let k = (unit() * (parts * n) as f32) as usize % (parts * n);
-                pts[k] = [
-                    offset + 70.0 * (unit() - 0.5),
-                    offset + 70.0 * (unit() - 0.5),
-                ]
-                .into();
+                let k = (unit() * n as f32) as usize % n;
+                pts[k] = Vec2::new(
+                    offset + 2.5 * r0 * (unit() - 0.5),
+                    offset + 2.5 * r0 * (unit() - 0.5),
+                );
             }
-            let m = parts * n;
-            let (mut arclen, mut border, mut mids) =
-                (vec![0.0; m], vec![Vec2::ZERO; m], vec![Vec2::ZERO; m]);
-            let (mut heads, mut next, mut cells) = (
-                vec![0; super::super::grid::buckets_for(m)],
-                vec![0; m],
-                vec![0; m],
-            );
-            let mut s = ValidityScratch {
-                arclen: &mut arclen,
-                border: &mut border,
-                mids: &mut mids,
-                heads: &mut heads,
-                next: &mut next,
-                cells: &mut cells,
+            let hw = 5.0 * (0.1 + 3.0 * unit() * unit());
+            let sigma = orientation(&pts);
+            let mut border = vec![Vec2::ZERO; 2 * n];
+            for i in 0..n {
+                let nl = left_normal(&pts, i);
+                let p = pts[i];
+                border[i] = Vec2::new(p[0] - sigma * hw * nl[0], p[1] - sigma * hw * nl[1]);
+                border[n + i] = Vec2::new(p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]);
+            }
+            let mut arclen = vec![0.0f32; n];
+            let (mut total, mut longest) = (0.0f32, 0.0f32);
+            for i in 0..n {
+                arclen[i] = total;
+                let l = dist(pts[i], pts[(i + 1) % n]);
+                longest = longest.max(l);
+                total += l;
+            }
+            let min_sep = 2.0 * (1.0 - SLACK) * hw;
+            let thickness = Thickness {
+                arclen: &arclen,
+                total,
+                neighbour_arc: crate::math::PI * hw,
+                min_sep2: min_sep * min_sep,
+                min_gap: exempt_gap(crate::math::PI * hw, longest, n),
             };
-            let got = simple_polylines(&pts, parts, &mut s);
-            let end = |k: usize| (k / n) * n + (k % n + 1) % n;
-            let want = (0..m).all(|k| {
-                (k + 1..m).all(|j| {
-                    end(k) == j
-                        || end(j) == k
-                        || !segments_intersect(pts[k], pts[end(k)], pts[j], pts[end(j)])
+            let mut seg_boxes = vec![0.0; BOX_WORDS * n];
+            let mut chunk_boxes = vec![Vec2::ZERO; crate::track::chunks::boxes_len(n)];
+            let got = close_pairs_pass(
+                &pts,
+                &border,
+                hw,
+                &thickness,
+                &mut seg_boxes,
+                &mut chunk_boxes,
+            );
+            let lines = [&pts[..], &border[..n], &border[n..]];
+            let end = |k: usize| (k + 1) % n;
+            let want = (0..n).all(|i| {
+                (i + 1..n).all(|j| {
+                    let gap = (j - i).min(n - (j - i));
+                    gap <= thickness.min_gap || !thickness.fails(i, j, dist2(pts[i], pts[j]))
+                })
+            }) && POLYLINE_PAIRS.iter().all(|&(qa, qb)| {
+                (0..n).all(|k| {
+                    (0..n).all(|m| {
+                        let gap = k.abs_diff(m).min(n - k.abs_diff(m));
+                        (qa == qb && gap <= 1)
+                            || !segments_intersect(
+                                lines[qa][k],
+                                lines[qa][end(k)],
+                                lines[qb][m],
+                                lines[qb][end(m)],
+                            )
+                    })
                 })
             });
-            assert_eq!(got, want, "case {case}: {pts:?}");
+            assert_eq!(got, want, "case {case}, hw {hw}: {pts:?}");
             if want {
-                simple += 1;
+                pass += 1;
             } else {
-                crossing += 1;
+                fail += 1;
             }
         }
-        assert!(
-            simple > 300 && crossing > 300,
-            "{simple} simple, {crossing} crossing"
-        );
+        assert!(pass > 400 && fail > 400, "{pass} pass, {fail} fail");
     }
 }

@@ -9,8 +9,8 @@
 
 use proptest::prelude::*;
 use trackgen::geom::Vec2;
-use trackgen::track::grid::buckets_for;
-use trackgen::track::validity::{is_valid, ValidityConsts, ValidityScratch};
+use trackgen::track::chunks::boxes_len;
+use trackgen::track::validity::{is_valid, ValidityConsts, ValidityScratch, BOX_WORDS};
 
 use crate::track_oracle::{borders, geometry, P};
 
@@ -24,13 +24,9 @@ fn library(c: &[P]) -> bool {
         .iter()
         .map(|p| Vec2::new(p[0] as f32, p[1] as f32))
         .collect();
-    let (mut arclen, mut border, mut mids) = (
-        vec![0.0; n],
-        vec![Vec2::ZERO; 2 * n],
-        vec![Vec2::ZERO; 2 * n],
-    );
-    let (mut heads, mut next, mut cells) =
-        (vec![0; buckets_for(2 * n)], vec![0; 2 * n], vec![0; 2 * n]);
+    let (mut arclen, mut border) = (vec![0.0; n], vec![Vec2::ZERO; 2 * n]);
+    let (mut seg_boxes, mut chunk_boxes) =
+        (vec![0.0; BOX_WORDS * n], vec![Vec2::ZERO; boxes_len(n)]);
     let consts = ValidityConsts {
         half_width_m: HW as f32,
         min_turn_radius_m: MIN_TURN_RADIUS as f32,
@@ -38,10 +34,8 @@ fn library(c: &[P]) -> bool {
     let mut s = ValidityScratch {
         arclen: &mut arclen,
         border: &mut border,
-        mids: &mut mids,
-        heads: &mut heads,
-        next: &mut next,
-        cells: &mut cells,
+        seg_boxes: &mut seg_boxes,
+        chunk_boxes: &mut chunk_boxes,
     };
     is_valid(&pts, &consts, &mut s)
 }

@@ -3,10 +3,13 @@
 //! 1. **Sites.** `n_sites` points uniform in the disc of radius `radius_m`.
 //! 2. **Cells.** The Voronoi cell of a site is computed exactly (in `f32`, no raster) by clipping
 //!    the regular 16-gon circumscribed about the disc with the bisector half-plane of every other
-//!    site, in site order (Sutherland–Hodgman on a convex polygon). Each cell edge keeps the label
-//!    of the site across it, or [`OUTSIDE`] on the 16-gon. A cell has at most `16 + n_sites`
-//!    vertices (each clip adds at most one). Cells are computed only for the sites the region
-//!    takes, each once.
+//!    site, near sites first (Sutherland–Hodgman on a convex polygon). Each cell edge keeps the
+//!    label of the site across it, or [`OUTSIDE`] on the 16-gon. A cell has at most
+//!    `16 + n_sites` vertices (each clip adds at most one). Cells are computed only for the sites
+//!    the region takes, each once. Sites too far to cut the polygon so far are skipped by a
+//!    distance bound with a margin far above rounding, and a clip replaces the run of vertices
+//!    outside in place: the cells are bit-identical to clipping by every site in that order (see
+//!    `Voronoi::cell` and `clip`).
 //! 3. **Region.** Starting from the site nearest the centre, `n_cells − 1` times one cell
 //!    adjacent to the region is added, chosen uniformly (in site order) by the lane's stream.
 //!    Two cells are adjacent when they share an edge at least `radius_m / 8` long, so the region
@@ -79,6 +82,14 @@ const SMOOTH_FRAC: f32 = 1.0 / 8.0;
 const NECK_FRAC: f32 = 1.0 / 8.0;
 /// Boundary edges shorter than this (squared, m²) are left out of the boundary polygon.
 const TINY_EDGE2: f32 = 1.0e-6;
+/// Margin of the test that skips a site too far to clip a cell, as a fraction of the clip
+/// polygon's circumradius (see [`Voronoi::cell`]).
+const SKIP_SLACK: f32 = 1.0e-3;
+/// Sites expected within the first clipping pass's distance (see [`Voronoi::cell`]).
+const NEAR_AREAS: f32 = 6.0;
+/// `2⁻¹²`: below this ratio of cross to dot product a turning angle is their quotient (see
+/// [`turn_angle`]).
+const STRAIGHT_RATIO: f32 = 1.0 / 4096.0;
 
 /// Sides of the clip polygon, a regular polygon circumscribed about the sites' disc.
 const CLIP_SIDES: usize = 16;
@@ -149,6 +160,12 @@ impl Voronoi {
     fn box_half(&self) -> usize {
         let sigma = SMOOTH_FRAC * self.radius_m / self.step_m();
         (sigma as usize).max(1)
+    }
+
+    /// Squared distance within which a site clips in the first pass: [`NEAR_AREAS`] times the
+    /// disc's area per site, over π (so about `NEAR_AREAS` sites fall within it).
+    fn near_sq(&self) -> f32 {
+        NEAR_AREAS * self.radius_m * self.radius_m / self.n_sites as f32
     }
 
     /// Vertex capacity of one cell: the clip polygon's sides plus one per other site.
@@ -341,6 +358,17 @@ impl Voronoi {
 
     /// Writes the Voronoi cell of site `s` (clipped to the 16-gon) into `cell`; returns its
     /// vertex count, or `None` when a polygon would exceed [`Self::max_verts`].
+    ///
+    /// The other sites clip in two passes, each in site order: first the near ones (squared
+    /// distance at most [`NEAR_AREAS`] times the disc's area per site, about the six nearest),
+    /// which shape the cell and shrink the polygon early, then the others. A site farther from
+    /// `s` than `2 R + δ` (`R` the largest distance from `s` to a vertex of the polygon so far,
+    /// `δ = SKIP_SLACK ·` the clip polygon's circumradius) is skipped: its bisector half-plane
+    /// holds the whole polygon, and `δ` is far above the rounding of the clip's side test
+    /// (below `1e-6` of the circumradius), so the test in `f32` would find every vertex inside
+    /// too and the cell is exactly what clipping by every site in this order gives. `R` is
+    /// recomputed only when a site is nearer than a bound left over from a larger polygon (one a
+    /// clip has since shrunk).
     fn cell(&self, sites: &[Vec2], s: usize, cell: &mut Cell, tmp: &mut Cell) -> Option<usize> {
         let rc = self.radius_m * CLIP_SEC;
         for k in 0..CLIP_SIDES {
@@ -349,9 +377,28 @@ impl Voronoi {
         }
         let mut count = CLIP_SIDES;
         let p = sites[s];
-        for (j, &q) in sites.iter().enumerate() {
-            if j != s {
-                count = clip(cell, count, p, q, j as u32, tmp)?;
+        let near2 = self.near_sq();
+        let slack = SKIP_SLACK * rc;
+        // `(2 R + δ)²` of the current polygon (`fresh`) or of an earlier, larger one.
+        let mut reach2 = f32::INFINITY;
+        let mut fresh = false;
+        for near in [true, false] {
+            for (j, &q) in sites.iter().enumerate() {
+                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
+                let d2 = ax * ax + ay * ay;
+                if j == s || (d2 <= near2) != near || d2 > reach2 {
+                    continue;
+                }
+                if !fresh {
+                    reach2 = reach_sq(&cell.verts[..count], p, slack);
+                    fresh = true;
+                    if d2 > reach2 {
+                        continue;
+                    }
+                }
+                let (next, changed) = clip(cell, count, p, q, j as u32, tmp)?;
+                count = next;
+                fresh &= !changed;
             }
         }
         Some(count)
@@ -470,12 +517,14 @@ impl Voronoi {
 fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f32]) {
     let m = pts.len();
     let mut length = 0.0f32;
-    for i in 0..m {
-        let (a, p, b) = (pts[(i + m - 1) % m], pts[i], pts[(i + 1) % m]);
+    let (mut a, mut p) = (pts[m - 1], pts[0]);
+    for (i, t) in turn.iter_mut().enumerate() {
+        let b = if i + 1 < m { pts[i + 1] } else { pts[0] };
         let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
         let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
-        turn[i] = atan2(ux * vy - uy * vx, ux * vx + uy * vy);
+        *t = turn_angle(ux * vy - uy * vx, ux * vx + uy * vy);
         length += (vx * vx + vy * vy).sqrt();
+        (a, p) = (p, b);
     }
     let h = length / m as f32;
     let start = pts[0];
@@ -503,6 +552,19 @@ fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f3
     }
 }
 
+/// `atan2(cross, dot)` ([`atan2`], bit for bit), with the straight case short: for `0 ≤
+/// |cross| < 2⁻¹² · dot` [`atan2`] returns `atan_unit(|cross| / dot)` with its sign, and
+/// `atan_unit(t) = t` there (its correction, about `t³ / 3`, is below half an ulp of `t` for
+/// `t ≤ 2⁻¹²`), so the quotient is the result. Most points of a resampled polygon lie inside
+/// one edge, where the cross product is rounding noise.
+fn turn_angle(cross: f32, dot: f32) -> f32 {
+    if cross.abs() < dot * STRAIGHT_RATIO {
+        cross / dot
+    } else {
+        atan2(cross, dot)
+    }
+}
+
 /// `(sin x, cos x)`: Taylor polynomials (errors below 1e-9) for `|x| ≤ 0.25`, the smoothed
 /// turns' usual size, and [`sin_cos`] otherwise.
 fn small_sin_cos(x: f32) -> (f32, f32) {
@@ -517,7 +579,8 @@ fn small_sin_cos(x: f32) -> (f32, f32) {
 
 /// One pass of the cyclic box filter of half-width `half` (`2 · half < src.len()`) over
 /// scalars, as a running sum: the first window summed in a fixed order, then one sample added
-/// and one removed per step.
+/// and one removed per step (the three index ranges below differ only in where the added and the
+/// removed sample wrap around).
 fn box_filter_scalar(src: &[f32], half: usize, dst: &mut [f32]) {
     let m = src.len();
     let w = 1.0 / (2 * half + 1) as f32;
@@ -525,21 +588,43 @@ fn box_filter_scalar(src: &[f32], half: usize, dst: &mut [f32]) {
     for o in 1..=half {
         sum += src[m - o] + src[o];
     }
-    for (i, d) in dst.iter_mut().enumerate() {
-        *d = sum * w;
-        let add = if i + half + 1 < m {
-            i + half + 1
-        } else {
-            i + half + 1 - m
-        };
-        let remove = if i >= half { i - half } else { i + m - half };
-        sum += src[add] - src[remove];
+    let mut step = |dst: &mut [f32], add: &[f32], remove: &[f32]| {
+        for ((d, &a), &r) in dst.iter_mut().zip(add).zip(remove) {
+            *d = sum * w;
+            sum += a - r;
+        }
+    };
+    // i < half: adds i + half + 1, removes i + m − half.
+    let (head, rest) = dst.split_at_mut(half);
+    step(head, &src[half + 1..], &src[m - half..]);
+    // half ≤ i < m − half − 1: adds i + half + 1, removes i − half.
+    let (body, tail) = rest.split_at_mut(m - 2 * half - 1);
+    step(body, &src[2 * half + 1..], src);
+    // m − half − 1 ≤ i < m: adds i + half + 1 − m, removes i − half.
+    step(tail, src, &src[m - 2 * half - 1..]);
+}
+
+/// `(2 R + slack)²` with `R` the largest distance from `p` to a vertex of `verts`.
+fn reach_sq(verts: &[Vec2], p: Vec2, slack: f32) -> f32 {
+    let mut r2 = 0.0f32;
+    for v in verts {
+        let (dx, dy) = (v[0] - p[0], v[1] - p[1]);
+        r2 = r2.max(dx * dx + dy * dy);
     }
+    let reach = 2.0 * r2.sqrt() + slack;
+    reach * reach
 }
 
 /// Clips the convex polygon `cell` (`count` vertices) to the half-plane of points at least as
-/// near `p` as `q` (the bisector edge labelled `label`), through `tmp`; returns the new count, or
-/// `None` when it would exceed the capacity.
+/// near `p` as `q` (the bisector edge labelled `label`); returns the new count and whether the
+/// polygon changed, or `None` when it would exceed the capacity.
+///
+/// The result is that of Sutherland–Hodgman through `tmp` ([`clip_through`]): when the vertices
+/// outside form one cyclic run (always, for a convex polygon, unless rounding puts vertices
+/// on both sides of a nearly collinear stretch), the run is replaced in place by the two
+/// crossing points, computed and ordered as the general loop would (the polygon still starts at
+/// the first vertex that loop writes); otherwise the general loop runs. Vertices are finite, so
+/// every side is a number and a vertex is inside exactly when its side is `≤ 0`.
 fn clip(
     cell: &mut Cell,
     count: usize,
@@ -547,13 +632,95 @@ fn clip(
     q: Vec2,
     label: u32,
     tmp: &mut Cell,
-) -> Option<usize> {
+) -> Option<(usize, bool)> {
+    if count == 0 {
+        return Some((0, false));
+    }
     let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
     let (mx, my) = ((p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5);
     let side = |v: Vec2| (v[0] - mx) * ax + (v[1] - my) * ay;
-    if cell.verts[..count].iter().all(|&v| side(v) <= 0.0) {
-        return Some(count);
+    // Vertex 0's state runs to `t1`, the other state to `t2`, vertex 0's again to the end; a
+    // vertex of the other state after `t2` makes a second run.
+    let verts = &cell.verts[..count];
+    let in0 = side(verts[0]) <= 0.0;
+    let mut t1 = 1;
+    while t1 < count && (side(verts[t1]) <= 0.0) == in0 {
+        t1 += 1;
     }
+    if t1 == count {
+        // All inside: unchanged; all outside: nothing is left.
+        return Some(if in0 { (count, false) } else { (0, true) });
+    }
+    let mut t2 = t1 + 1;
+    while t2 < count && (side(verts[t2]) <= 0.0) != in0 {
+        t2 += 1;
+    }
+    let mut t3 = t2 + 1;
+    while t3 < count && (side(verts[t3]) <= 0.0) == in0 {
+        t3 += 1;
+    }
+    if t3 < count {
+        return clip_through(cell, count, side, label, tmp).map(|w| (w, true));
+    }
+    // Where the polygon leaves the half-plane (first vertex outside) and comes back (first
+    // vertex inside).
+    let (leave, enter) = if in0 {
+        (t1, t2 % count)
+    } else {
+        (t2 % count, t1)
+    };
+    // The outside run is leave..=last, the inside run enter..=first (cyclic).
+    let last = if enter == 0 { count - 1 } else { enter - 1 };
+    let first = if leave == 0 { count - 1 } else { leave - 1 };
+    let cut = |u: Vec2, v: Vec2| {
+        let (su, sv) = (side(u), side(v));
+        let t = su / (su - sv);
+        Vec2::new(u[0] + (v[0] - u[0]) * t, u[1] + (v[1] - u[1]) * t)
+    };
+    let into = cut(cell.verts[first], cell.verts[leave]);
+    let back = cut(cell.verts[last], cell.verts[enter]);
+    let back_label = cell.labels[last];
+    let cap = cell.verts.len();
+    if !in0 {
+        // Vertex 0 is outside: the loop writes `back`, the inside run, then `into`.
+        let kept = first + 1 - enter;
+        if kept + 2 > cap {
+            return None;
+        }
+        cell.verts.copy_within(enter..=first, 1);
+        cell.labels.copy_within(enter..=first, 1);
+        cell.verts[0] = back;
+        cell.labels[0] = back_label;
+        cell.verts[kept + 1] = into;
+        cell.labels[kept + 1] = label;
+        Some((kept + 2, true))
+    } else {
+        // Vertex 0 is inside: the vertices before the outside run, `into`, `back`, the
+        // vertices after it.
+        let after = count - 1 - last;
+        let w = leave + 2 + after;
+        if w > cap {
+            return None;
+        }
+        cell.verts.copy_within(last + 1..count, leave + 2);
+        cell.labels.copy_within(last + 1..count, leave + 2);
+        cell.verts[leave] = into;
+        cell.labels[leave] = label;
+        cell.verts[leave + 1] = back;
+        cell.labels[leave + 1] = back_label;
+        Some((w, true))
+    }
+}
+
+/// Sutherland–Hodgman's loop for [`clip`] (any pattern of sides), through `tmp`; returns the
+/// new count, or `None` when it would exceed the capacity.
+fn clip_through(
+    cell: &mut Cell,
+    count: usize,
+    side: impl Fn(Vec2) -> f32,
+    label: u32,
+    tmp: &mut Cell,
+) -> Option<usize> {
     let cap = tmp.verts.len();
     let mut w = 0;
     let mut push = |v: Vec2, l: u32| -> Option<()> {
@@ -590,6 +757,7 @@ fn clip(
     cell.labels[..w].copy_from_slice(&tmp.labels[..w]);
     Some(w)
 }
+
 /// Draws sites uniform in the disc of radius `r`.
 fn draw_sites(rng: &mut LaneRng, r: f32, sites: &mut [Vec2]) {
     for p in sites.iter_mut() {
@@ -888,6 +1056,119 @@ pub(super) mod tests {
             "{} vs {want}",
             area / 2.0
         );
+    }
+
+    /// The cell of `s` by the plain method: Sutherland–Hodgman by every other site, the near
+    /// ones first (each group in site order), each clip skipped only when every vertex is
+    /// inside.
+    fn reference_cell(v: &Voronoi, sites: &[Vec2], s: usize) -> (Vec<Vec2>, Vec<u32>) {
+        let mv = v.max_verts();
+        let rc = v.radius_m * CLIP_SEC;
+        let mut verts: Vec<Vec2> = (0..CLIP_SIDES)
+            .map(|k| Vec2::new(rc * CLIP_COS[k], rc * CLIP_SIN[k]))
+            .collect();
+        let mut labels = vec![OUTSIDE; CLIP_SIDES];
+        verts.resize(mv, Vec2::NAN);
+        labels.resize(mv, 0);
+        let (mut tv, mut tl) = (vec![Vec2::NAN; mv], vec![0; mv]);
+        let mut count = CLIP_SIDES;
+        let p = sites[s];
+        let d2 = |q: Vec2| (q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]);
+        let near: Vec<usize> = (0..sites.len())
+            .filter(|&j| j != s && d2(sites[j]) <= v.near_sq())
+            .collect();
+        let far = (0..sites.len()).filter(|&j| j != s && d2(sites[j]) > v.near_sq());
+        for j in near.into_iter().chain(far) {
+            let q = sites[j];
+            let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
+            let (mx, my) = ((p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5);
+            let side = |v: Vec2| (v[0] - mx) * ax + (v[1] - my) * ay;
+            if verts[..count].iter().all(|&v| side(v) <= 0.0) {
+                continue;
+            }
+            let mut cell = Cell {
+                verts: &mut verts,
+                labels: &mut labels,
+            };
+            let mut tmp = Cell {
+                verts: &mut tv,
+                labels: &mut tl,
+            };
+            count = clip_through(&mut cell, count, side, j as u32, &mut tmp).unwrap();
+        }
+        verts.truncate(count);
+        labels.truncate(count);
+        (verts, labels)
+    }
+
+    #[test]
+    fn cells_are_bit_identical_to_clipping_by_every_site_near_first() {
+        for (n_sites, radius_m) in [(24, 120.0f32), (64, 300.0), (6, 40.0), (64, 40.0)] {
+            let v = Voronoi {
+                n_sites,
+                n_cells: 6,
+                grid: 48,
+                radius_m,
+            };
+            let mv = v.max_verts();
+            for env in 0..60 {
+                let mut rng = LaneRng::new(11, env, 0, 0);
+                let mut sites = vec![Vec2::ZERO; n_sites];
+                draw_sites(&mut rng, radius_m, &mut sites);
+                if env % 3 == 0 {
+                    // Snapped to a coarse lattice: collinear and cocircular sites, duplicates.
+                    for p in sites.iter_mut() {
+                        let g = radius_m / 4.0;
+                        *p = Vec2::new((p[0] / g).round() * g, (p[1] / g).round() * g);
+                    }
+                }
+                for s in 0..n_sites {
+                    let (want_v, want_l) = reference_cell(&v, &sites, s);
+                    let (mut cv, mut cl) = (vec![Vec2::NAN; mv], vec![0; mv]);
+                    let (mut tv, mut tl) = (vec![Vec2::NAN; mv], vec![0; mv]);
+                    let mut cell = Cell {
+                        verts: &mut cv,
+                        labels: &mut cl,
+                    };
+                    let mut tmp = Cell {
+                        verts: &mut tv,
+                        labels: &mut tl,
+                    };
+                    let count = v.cell(&sites, s, &mut cell, &mut tmp).unwrap();
+                    assert_eq!(
+                        bytemuck::cast_slice::<Vec2, u8>(&cv[..count]),
+                        bytemuck::cast_slice::<Vec2, u8>(&want_v),
+                        "{n_sites}/{radius_m} env {env} site {s}"
+                    );
+                    assert_eq!(cl[..count], want_l[..], "{n_sites}/{radius_m} env {env}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn turn_angle_is_atan2_bit_for_bit() {
+        let mut rng = LaneRng::new(5, 0, 0, 0);
+        let mut cases = vec![(0.0f32, 1.0f32), (-0.0, 1.0), (1.0e-30, 2.0), (0.0, 0.0)];
+        for _ in 0..200_000 {
+            let dot = 10.0 * rng.unit() - 1.0;
+            // Ratios from 1e-9 to 1e-2 around the threshold 2⁻¹², both signs.
+            let ratio = crate::math::exp(-2.3 * (2.0 + 7.0 * rng.unit()));
+            let sign = if rng.unit() < 0.5 { -1.0 } else { 1.0 };
+            cases.push((sign * ratio * dot.abs(), dot));
+        }
+        for k in 0..4096 {
+            let t = f32::from_bits(STRAIGHT_RATIO.to_bits() - 2048 + k);
+            cases.push((t * 3.0, 3.0));
+            cases.push((-t * 7.0, 7.0));
+        }
+        for (cross, dot) in cases {
+            assert_eq!(
+                turn_angle(cross, dot).to_bits(),
+                atan2(cross, dot).to_bits(),
+                "{cross:e} {dot:e}"
+            );
+        }
     }
 
     #[test]
