@@ -164,6 +164,13 @@ TG_KERNEL(tg_track_zprofile, tg_zprofile_params) {
     float* lattice = (float*)buf.ptr[4] + (tg_u64)e * p.lattice_len;
     const tg_u32* generation = (const tg_u32*)buf.ptr[6];
     tg_u32 n = count[e];
+    if (p.kind == TG_ZKIND_FLAT) {
+        // Twin of the pipeline's flat shortcut: no arc lengths, no draws.
+        for (tg_u32 i = 0u; i < n; ++i) {
+            z[i] = 0.0f;
+        }
+        return;
+    }
     float total = 0.0f;
     for (tg_u32 i = 0u; i < n; ++i) {
         arclen[i] = total;

@@ -87,9 +87,11 @@ TG_HD inline void tg_profile_lane(const tg_zprofile_consts& p, tg_rng* rng, cons
             freq *= 2u;
         }
     } else {
+        // Flat: all zero, which the grade cap would keep (Rust returns here too).
         for (tg_u32 e = 0u; e < n; ++e) {
             z[e] = 0.0f;
         }
+        return;
     }
     // Grade cap.
     float grade = 0.0f;

@@ -37,4 +37,4 @@ pub use frame::{
     IDENTITY,
 };
 pub use glam::{Quat, Vec2, Vec3};
-pub use spline::{bezier, catmull_rom, SplinePoint};
+pub use spline::{bezier, bezier_weighted, bezier_weights, catmull_rom, SplinePoint};

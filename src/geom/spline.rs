@@ -18,12 +18,22 @@ impl SplinePoint for Vec3 {}
 /// right.
 #[inline]
 pub fn bezier<P: SplinePoint>(a: P, b: P, c: P, d: P, t: f32) -> P {
+    bezier_weighted([a, b, c, d], bezier_weights(t))
+}
+
+/// The Bernstein weights `[s³, 3s²t, 3st², t³]` (`s = 1 − t`) of [`bezier`] at `t`, for callers
+/// that evaluate many segments at the same parameters.
+#[inline]
+pub fn bezier_weights(t: f32) -> [f32; 4] {
     let s = 1.0 - t;
-    let w0 = s * s * s;
-    let w1 = 3.0 * s * s * t;
-    let w2 = 3.0 * s * t * t;
-    let w3 = t * t * t;
-    a * w0 + b * w1 + c * w2 + d * w3
+    [s * s * s, 3.0 * s * s * t, 3.0 * s * t * t, t * t * t]
+}
+
+/// The cubic Bézier `[a, b, c, d]` at the parameter of the weights `w` ([`bezier_weights`]):
+/// `a·w0 + b·w1 + c·w2 + d·w3`, summed left to right — the same bits as [`bezier`].
+#[inline]
+pub fn bezier_weighted<P: SplinePoint>([a, b, c, d]: [P; 4], w: [f32; 4]) -> P {
+    a * w[0] + b * w[1] + c * w[2] + d * w[3]
 }
 
 /// Point `t ∈ [0, 1]` of the uniform Catmull–Rom segment from `p1` to `p2` (`p0`, `p3` its

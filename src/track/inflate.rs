@@ -28,29 +28,38 @@ pub struct InflateOut<'a> {
 /// Inflates the closed curve `pts` with heights `z` into `out`; pads past `pts.len()` with NaN.
 pub fn inflate_lane(pts: &[Vec2], z: &[f32], half_width_m: f32, out: InflateOut<'_>) {
     let n = pts.len();
-    let sigma = orientation(pts);
+    let z = &z[..n];
     let c3 = |i: usize| Vec3::new(pts[i][0], pts[i][1], z[i]);
+    let o = orientation(pts) * half_width_m;
     let mut s = 0.0f32;
-    for i in 0..n {
-        let c = c3(i);
-        let a = c3((i + n - 1) % n);
-        let b = c3((i + 1) % n);
-        let t = b - a;
-        let t = t / t.length();
-        let hl = (t.x * t.x + t.y * t.y).sqrt();
-        let nl = Vec3::new(-t.y / hl, t.x / hl, 0.0);
-        out.center[i] = c;
-        out.tangent[i] = t;
-        out.normal[i] = nl;
-        let o = sigma * half_width_m;
-        out.outer[i] = Vec3::new(c.x - o * nl.x, c.y - o * nl.y, c.z);
-        out.inner[i] = Vec3::new(c.x + o * nl.x, c.y + o * nl.y, c.z);
-        out.arclen[i] = s;
-        s += (b - c).length();
+    if n > 0 {
+        // The previous, current and next points roll along the loop: each is built once.
+        let (mut a, mut c) = (c3(n - 1), c3(0));
+        let points = out.center[..n].iter_mut().zip(&mut out.tangent[..n]);
+        let normals = out.normal[..n].iter_mut().zip(&mut out.arclen[..n]);
+        let borders = out.outer[..n].iter_mut().zip(&mut out.inner[..n]);
+        for (i, (((center, tangent), (normal, arclen)), (outer, inner))) in
+            points.zip(normals).zip(borders).enumerate()
+        {
+            let b = c3(if i + 1 < n { i + 1 } else { 0 });
+            let t = b - a;
+            let t = t / t.length();
+            let hl = (t.x * t.x + t.y * t.y).sqrt();
+            let nl = Vec3::new(-t.y / hl, t.x / hl, 0.0);
+            *center = c;
+            *tangent = t;
+            *normal = nl;
+            *outer = Vec3::new(c.x - o * nl.x, c.y - o * nl.y, c.z);
+            *inner = Vec3::new(c.x + o * nl.x, c.y + o * nl.y, c.z);
+            *arclen = s;
+            s += (b - c).length();
+            (a, c) = (c, b);
+        }
     }
     *out.length = s;
+    // Vec3::NAN is three f32 NaNs: filled as floats, the padding takes whole vector stores.
     for buf in [out.center, out.outer, out.inner, out.tangent, out.normal] {
-        buf[n..].fill(Vec3::NAN);
+        bytemuck::cast_slice_mut::<Vec3, f32>(&mut buf[n..]).fill(f32::NAN);
     }
     out.arclen[n..].fill(f32::NAN);
 }

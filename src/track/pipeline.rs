@@ -24,7 +24,7 @@ use crate::exec::plan::{
 };
 use crate::exec::Launch;
 use crate::geom::Vec2;
-use crate::preset::Preset;
+use crate::preset::{Preset, ZKind};
 use crate::rng::{stream, LaneRng};
 use crate::{Error, Result};
 
@@ -813,6 +813,11 @@ impl Pipeline {
                             return;
                         }
                         let n = count as usize;
+                        if zp.kind == ZKind::Flat {
+                            // Flat heights read no arc lengths and draw nothing.
+                            z[..n].fill(0.0);
+                            return;
+                        }
                         let pts = &pts[..n];
                         let mut total = 0.0f32;
                         for i in 0..n {

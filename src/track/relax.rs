@@ -181,24 +181,23 @@ pub fn violation(pts: &[Vec2], c: &RelaxConsts, s: &mut RelaxScratch<'_>, check_
     if n < 4 {
         return 0;
     }
+    // One walk for the turn test (up to the first tight turn) and the segment lengths.
     let mut flags = 0;
+    let (mut total, mut longest) = (0.0f32, 0.0f32);
     let mut a = pts[n - 1];
     for i in 0..n {
+        let p = pts[i];
         let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
-        if curvature_exceeds(a, pts[i], b, c.max_curvature) {
+        if flags == 0 && curvature_exceeds(a, p, b, c.max_curvature) {
             flags |= TOO_TIGHT;
-            break;
+            if !check_close {
+                return flags;
+            }
         }
-        a = pts[i];
-    }
-    if flags != 0 && !check_close {
-        return flags;
-    }
-    let (mut total, mut longest) = (0.0f32, 0.0f32);
-    for i in 0..n {
-        let l = dist(pts[i], if i + 1 < n { pts[i + 1] } else { pts[0] });
+        let l = dist(p, b);
         total += l;
         longest = longest.max(l);
+        a = p;
     }
     let mut min_gap = neighbour_gap(c.neighbour_arc_m, total / n as f32);
     if flags == 0 {

@@ -14,10 +14,7 @@ pub fn closed_length(pts: &[Vec2]) -> f32 {
     let n = pts.len();
     let mut total = 0.0;
     for i in 0..n {
-        let a = pts[i];
-        let b = pts[(i + 1) % n];
-        let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-        total += (dx * dx + dy * dy).sqrt();
+        total += seg_length(pts, i);
     }
     total
 }
@@ -41,18 +38,21 @@ pub fn resample_closed(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2]) -> usize 
         (wanted as usize).max(MIN_POINTS).min(n_max)
     };
     let step = length / count as f32;
+    // The current segment `a → b` (from raw[seg]) rolls along the polyline: each point is read
+    // once and each length computed as `seg_length` does.
     let mut seg = 0;
     let mut seg_start = 0.0f32;
+    let (mut a, mut b) = (raw[0], raw[1]);
     let mut seg_len = seg_length(raw, 0);
-    for (k, o) in out.iter_mut().enumerate().take(count) {
+    for (k, o) in out[..count].iter_mut().enumerate() {
         let target = k as f32 * step;
         while seg + 1 < n && seg_start + seg_len < target {
             seg_start += seg_len;
             seg += 1;
-            seg_len = seg_length(raw, seg);
+            a = b;
+            b = raw[next(seg, n)];
+            seg_len = distance(a, b);
         }
-        let a = raw[seg];
-        let b = raw[(seg + 1) % n];
         let t = if seg_len > 0.0 {
             ((target - seg_start) / seg_len).clamp(0.0, 1.0)
         } else {
@@ -63,9 +63,25 @@ pub fn resample_closed(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2]) -> usize 
     count
 }
 
+/// `i + 1` modulo `n` for `i < n`, without a division.
+#[inline(always)]
+fn next(i: usize, n: usize) -> usize {
+    if i + 1 < n {
+        i + 1
+    } else {
+        0
+    }
+}
+
+/// The length of the segment from `pts[i]` to the next point (`pts[0]` after the last).
+#[inline(always)]
 fn seg_length(pts: &[Vec2], i: usize) -> f32 {
-    let a = pts[i];
-    let b = pts[(i + 1) % pts.len()];
+    distance(pts[i], pts[next(i, pts.len())])
+}
+
+/// `|b − a|`, as `sqrt(dx² + dy²)` of `b − a`.
+#[inline(always)]
+fn distance(a: Vec2, b: Vec2) -> f32 {
     let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
     (dx * dx + dy * dy).sqrt()
 }

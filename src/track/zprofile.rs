@@ -25,7 +25,7 @@ fn catmull_rom_1d(a: f32, b: f32, c: f32, d: f32, t: f32) -> f32 {
 }
 
 /// Writes the heights of one env into `z` (`z.len()` = point count); `arclen` holds each point's
-/// arc length and `length` the closed length. `lattice` is scratch of at least 2·`knots`·4 words.
+/// arc length and `length` the closed length (neither is read for [`ZKind::Flat`]). `lattice` is scratch of at least 2·`knots`·4 words.
 pub fn profile_lane(
     p: &ZProfileParams,
     rng: &mut LaneRng,
@@ -36,7 +36,11 @@ pub fn profile_lane(
 ) {
     let n = z.len();
     match p.kind {
-        ZKind::Flat => z.fill(0.0),
+        // All zero: the grade cap below would find grade 0 and keep them.
+        ZKind::Flat => {
+            z.fill(0.0);
+            return;
+        }
         ZKind::Uniform => {
             let k = p.knots as usize;
             for v in lattice[..k].iter_mut() {

@@ -12,27 +12,29 @@
 //! the share of first attempts that relaxation has to fix falls from 74 % to 0 % (polar), 68 % to
 //! 0.5 % (bezier) and 95 % to 0.05 % (hull).
 
-use crate::geom::{catmull_rom, Vec2};
+use crate::geom::{bezier_weighted, bezier_weights, Vec2};
 
 /// Samples per control segment written by [`catmull_rom_closed`].
 pub const SAMPLES_PER_SEGMENT: usize = 12;
 
 /// Samples the closed uniform Catmull–Rom spline through `ctrl` into `out`
 /// ([`SAMPLES_PER_SEGMENT`] points per control point); returns the number written.
+///
+/// Each sample is [`crate::geom::catmull_rom`] at `t = k / SAMPLES_PER_SEGMENT`, with the
+/// segment's Bézier points ([`catmull_rom_segment`]) and the Bernstein weights of each `t`
+/// computed once instead of once per sample: the same operations on the same values, so the
+/// same bits.
 pub fn catmull_rom_closed(ctrl: &[Vec2], out: &mut [Vec2]) -> usize {
-    let n = ctrl.len();
+    let weights: [[f32; 4]; SAMPLES_PER_SEGMENT] =
+        std::array::from_fn(|k| bezier_weights(k as f32 / SAMPLES_PER_SEGMENT as f32));
     let mut written = 0;
-    for i in 0..n {
-        let p0 = ctrl[(i + n - 1) % n];
-        let p1 = ctrl[i];
-        let p2 = ctrl[(i + 1) % n];
-        let p3 = ctrl[(i + 2) % n];
-        for k in 0..SAMPLES_PER_SEGMENT {
+    for i in 0..ctrl.len() {
+        let seg = catmull_rom_segment(ctrl, i);
+        for w in &weights {
             if written == out.len() {
                 return written;
             }
-            let t = k as f32 / SAMPLES_PER_SEGMENT as f32;
-            out[written] = catmull_rom(p0, p1, p2, p3, t);
+            out[written] = bezier_weighted(seg, *w);
             written += 1;
         }
     }
@@ -72,28 +74,70 @@ pub fn catmull_rom_segment(ctrl: &[Vec2], i: usize) -> [Vec2; 4] {
 /// With `u = B'(t)/3` and `v = B''(t)/6`, `κ = |B' × B''| / |B'|³ = (2/3)·|u × v| / |u|³`, so the
 /// test is `4·(u × v)² > 9·k²·|u|⁶`, with IEEE operations only.
 pub fn bezier_curvature_exceeds(seg: [Vec2; 4], t: f32, k: f32) -> bool {
-    let [a, b, c, d] = seg;
-    let (d1, d2, d3) = (b - a, c - b, d - c);
+    SegmentDiffs::of(seg).exceeds(curvature_weights(t), 9.0 * k * k)
+}
+
+/// The weights `[s², 2ts, t², s, t]` (`s = 1 − t`) of `u = B'(t)/3` and `v = B''(t)/6` in
+/// [`SegmentDiffs::exceeds`].
+fn curvature_weights(t: f32) -> [f32; 5] {
     let s = 1.0 - t;
-    let u = d1 * (s * s) + d2 * (2.0 * t * s) + d3 * (t * t);
-    let v = (d2 - d1) * s + (d3 - d2) * t;
-    let cross = u[0] * v[1] - u[1] * v[0];
-    let uu = u[0] * u[0] + u[1] * u[1];
-    let lhs = 4.0 * cross * cross;
-    let rhs = 9.0 * k * k * (uu * uu * uu);
-    !(lhs <= rhs && uu > 0.0)
+    [s * s, 2.0 * t * s, t * t, s, t]
+}
+
+/// The differences of a cubic Bézier's control points `[a, b, c, d]` that its derivatives are
+/// made of: `d1 = b − a`, `d2 = c − b`, `d3 = d − c`, `d2 − d1` and `d3 − d2`.
+#[derive(Clone, Copy)]
+struct SegmentDiffs {
+    d1: Vec2,
+    d2: Vec2,
+    d3: Vec2,
+    d21: Vec2,
+    d32: Vec2,
+}
+
+impl SegmentDiffs {
+    fn of([a, b, c, d]: [Vec2; 4]) -> Self {
+        let (d1, d2, d3) = (b - a, c - b, d - c);
+        Self {
+            d1,
+            d2,
+            d3,
+            d21: d2 - d1,
+            d32: d3 - d2,
+        }
+    }
+
+    /// [`bezier_curvature_exceeds`] at the parameter of the weights `w`
+    /// ([`curvature_weights`]), against `k9 = 9·k·k`: the same operations on the same values.
+    #[inline(always)]
+    fn exceeds(&self, w: [f32; 5], k9: f32) -> bool {
+        let [ss, ts2, tt, s, t] = w;
+        let u = self.d1 * ss + self.d2 * ts2 + self.d3 * tt;
+        let v = self.d21 * s + self.d32 * t;
+        let cross = u[0] * v[1] - u[1] * v[0];
+        let uu = u[0] * u[0] + u[1] * u[1];
+        let lhs = 4.0 * cross * cross;
+        let rhs = k9 * (uu * uu * uu);
+        !(lhs <= rhs && uu > 0.0)
+    }
 }
 
 /// Softens the closed control polygon `ctrl` in place until the closed cubic spline whose segment
 /// `i` is `segment(ctrl, i)` keeps its curvature at or under `max_curvature` at the parameters
 /// `t = 0, ⅛, …, 1` of every segment, for at most `rounds` rounds; returns the rounds that moved a
-/// point.
+/// point. Segment `i` may read `ctrl[i − 1 ..= i + 2]` (indices modulo the length) and nothing
+/// else of `ctrl`.
 ///
 /// A round visits the points in order (Gauss–Seidel): point `i` is charged when a segment next
 /// to it exceeds the curvature on its half, and a charged point moves a quarter of the way
 /// to the midpoint of its neighbours — the Laplacian step of the pipeline's relaxation, applied
 /// to a dozen control points instead of hundreds of resampled ones, so that the curve the
 /// generator hands on rarely needs relaxing.
+///
+/// Segment `i` is built once for point `i` (its first half) and kept for point `i + 1` (its
+/// second half) unless point `i` moved, the one change between the two that it reads. Point
+/// `i`'s verdict reads `ctrl[i − 2 ..= i + 2]` only, so on curves of up to 64 points a point found
+/// uncharged is not tested again until one of those moves: the test would repeat its verdict.
 pub fn soften_closed(
     ctrl: &mut [Vec2],
     max_curvature: f32,
@@ -104,31 +148,50 @@ pub fn soften_closed(
     if n < 3 {
         return 0;
     }
+    let weights = SOFTEN_T.map(curvature_weights);
+    // t ≤ ½ charges a segment's start point, t ≥ ½ its end point.
+    let (first_half, second_half) = (&weights[..5], &weights[4..]);
+    let k9 = 9.0 * max_curvature * max_curvature;
+    let prev = |i: usize| if i == 0 { n - 1 } else { i - 1 };
+    let next = |i: usize| if i + 1 < n { i + 1 } else { 0 };
+    // Bit i: point i tested uncharged, and none of ctrl[i − 2 ..= i + 2] moved since.
+    let mut clean = 0u64;
+    let remember = n <= 64;
     let mut moved_rounds = 0;
     for _ in 0..rounds {
         let mut moved = false;
+        // Segment i − 1 of the current points, when known.
+        let mut before = None;
         for i in 0..n {
-            let before = segment(ctrl, (i + n - 1) % n);
-            let after = segment(ctrl, i);
-            let mut charged = false;
-            for &t in &SOFTEN_T {
-                if (t >= 0.5 && bezier_curvature_exceeds(before, t, max_curvature))
-                    || (t <= 0.5 && bezier_curvature_exceeds(after, t, max_curvature))
-                {
-                    charged = true;
-                    break;
-                }
+            if remember && clean >> i & 1 != 0 {
+                before = None;
+                continue;
             }
-            if charged {
-                let prev = ctrl[(i + n - 1) % n];
-                let next = ctrl[(i + 1) % n];
-                let p = ctrl[i];
-                let mid = Vec2::new(0.5 * (prev[0] + next[0]), 0.5 * (prev[1] + next[1]));
-                ctrl[i] = Vec2::new(
-                    p[0] + SOFTEN_GAIN * (mid[0] - p[0]),
-                    p[1] + SOFTEN_GAIN * (mid[1] - p[1]),
-                );
-                moved = true;
+            let before_i = before.unwrap_or_else(|| SegmentDiffs::of(segment(ctrl, prev(i))));
+            let after = SegmentDiffs::of(segment(ctrl, i));
+            let charged = first_half.iter().any(|&w| after.exceeds(w, k9))
+                || second_half.iter().any(|&w| before_i.exceeds(w, k9));
+            before = Some(after);
+            if !charged {
+                if remember {
+                    clean |= 1 << i;
+                }
+                continue;
+            }
+            let (a, b, p) = (ctrl[prev(i)], ctrl[next(i)], ctrl[i]);
+            let mid = Vec2::new(0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]));
+            ctrl[i] = Vec2::new(
+                p[0] + SOFTEN_GAIN * (mid[0] - p[0]),
+                p[1] + SOFTEN_GAIN * (mid[1] - p[1]),
+            );
+            moved = true;
+            before = None;
+            if remember {
+                let (i1, i2) = (next(i), next(next(i)));
+                let (j1, j2) = (prev(i), prev(prev(i)));
+                for j in [j2, j1, i, i1, i2] {
+                    clean &= !(1u64 << j);
+                }
             }
         }
         if !moved {
