@@ -611,22 +611,28 @@ impl Pipeline {
                     (buf::ACTIVE, r),
                 ],
                 Arc::new(move |st, launch| {
+                    // Per-thread scratch on the CPU, as in the validity pass (the kernel uses the
+                    // per-env `pair` rows).
                     let s = &mut *st.s;
                     let lanes = (
                         s.pts.par_chunks(n_max),
                         s.count.par_iter(),
-                        s.pair.par_chunks_mut(2 * n_max),
                         s.relax_active.par_iter_mut(),
                         s.active.par_iter(),
                     );
-                    launch.lanes(lanes.into_par_iter(), |_, (pts, &count, disp, ra, &act)| {
-                        let mut scratch = RelaxScratch { disp };
-                        *ra = if act != 0 {
-                            violation(&pts[..count as usize], &consts, &mut scratch, false)
-                        } else {
-                            0
-                        };
-                    });
+                    let init = || vec![Vec2::ZERO; 2 * n_max];
+                    launch.lanes_with_scratch(
+                        lanes.into_par_iter(),
+                        init,
+                        |disp, _, (pts, &count, ra, &act)| {
+                            let mut scratch = RelaxScratch { disp };
+                            *ra = if act != 0 {
+                                violation(&pts[..count as usize], &consts, &mut scratch, false)
+                            } else {
+                                0
+                            };
+                        },
+                    );
                 }),
             ));
             let window = pass(
