@@ -20,6 +20,13 @@
 #define TG_CIRCUIT_CLOSURE_ROUNDS 6u
 // The `straight` of a leg whose straight is drawn from the length budget.
 #define TG_CIRCUIT_SINGLE -1.0f
+// Most clearance-skeleton pieces of one corner, and most skeleton vertices of one leg.
+#define TG_CIRCUIT_MAX_PIECES 8u
+#define TG_CIRCUIT_LEG_VERTICES (2u + TG_CIRCUIT_MAX_PIECES)
+// Draws per lane before the attempt is given up.
+#define TG_CIRCUIT_DRAWS 6u
+// Most a skeleton corner piece may stray from its chord, in half widths (0.15).
+#define TG_CIRCUIT_PIECE_PAD 0x1.333334p-3f
 
 // Parameters of tg_track_circuit: the common part, then Rust `Circuit`'s fields in order.
 struct tg_circuit_params {
@@ -34,8 +41,10 @@ struct tg_circuit_params {
     float max_radius_m;
     float transition;
     float min_turn_radius_m;
+    // The preset's half width, metres (the construction's clearance check).
+    float half_width_m;
 };
-static_assert(sizeof(tg_circuit_params) == 80, "tg_circuit_params is 80 bytes");
+static_assert(sizeof(tg_circuit_params) == 88, "tg_circuit_params is 88 bytes");
 
 // One leg in scratch, a straight then a corner (Rust `circuit::Leg`, eight f32 words).
 struct tg_circuit_leg {
@@ -252,27 +261,37 @@ struct tg_circuit_walk {
     tg_vec2* pts;
 };
 
+// One step of length h along (c, s); its end point is kept unless it is the corner's last
+// (Rust `Walk::step`).
+TG_HD inline void tg_circuit_step(tg_circuit_walk* w, float h, float c, float s) {
+    w->p.x += h * c;
+    w->p.y += h * s;
+    if (w->k + 1u < w->total) {
+        w->pts[w->written] = w->p;
+        w->written += 1u;
+    }
+    w->k += 1u;
+}
+
 // n steps of length h, step i at heading psi0 + sum_{j<i} (d0 + j·dd), the directions turned by
-// rotation recurrences; each step's end point is kept unless it is the corner's last (Rust
+// rotation recurrences; the first keep_len directions go to keep as (cos, sin) (Rust
 // `Walk::section`).
 TG_HD inline void tg_circuit_section(tg_circuit_walk* w, tg_u32 n, float h, float psi0, float d0,
-                                     float dd) {
+                                     float dd, tg_vec2* keep, tg_u32 keep_len) {
     tg_f32x2 u = tg_sin_cos(psi0);
     // A section of one step needs no turn, of two no change of turn.
     tg_f32x2 e = n >= 2u ? tg_sin_cos(d0) : tg_f32x2{0.0f, 1.0f};
-    tg_f32x2 f = n >= 3u ? tg_sin_cos(dd) : tg_f32x2{0.0f, 1.0f};
+    // (A ramp's first section turns by as much more each step as its first step turns.)
+    tg_f32x2 f = n < 3u ? tg_f32x2{0.0f, 1.0f} : (dd == d0 ? e : tg_sin_cos(dd));
     float s = u.a;
     float c = u.b;
     float es = e.a;
     float ec = e.b;
     for (tg_u32 i = 0u; i < n; ++i) {
-        w->p.x += h * c;
-        w->p.y += h * s;
-        if (w->k + 1u < w->total) {
-            w->pts[w->written] = w->p;
-            w->written += 1u;
+        if (i < keep_len) {
+            keep[i] = tg_v2(c, s);
         }
-        w->k += 1u;
+        tg_circuit_step(w, h, c, s);
         if (i + 1u < n) {
             float c2 = c * ec - s * es;
             float s2 = s * ec + c * es;
@@ -285,6 +304,17 @@ TG_HD inline void tg_circuit_section(tg_circuit_walk* w, tg_u32 n, float h, floa
                 es = es2;
             }
         }
+    }
+}
+
+// The ramp back at one sin_cos: the first ramp reversed and mirrored, its directions dirs[0..n)
+// (cos, sin) reflected and rotated by theta, last to first (Rust `Walk::mirror`).
+TG_HD inline void tg_circuit_mirror(tg_circuit_walk* w, float h, float theta, const tg_vec2* dirs,
+                                    tg_u32 n) {
+    tg_f32x2 t = tg_sin_cos(theta);
+    for (tg_u32 i = n; i > 0u; --i) {
+        tg_vec2 d = dirs[i - 1u];
+        tg_circuit_step(w, h, t.b * d.x + t.a * d.y, t.a * d.x - t.b * d.y);
     }
 }
 
@@ -309,21 +339,19 @@ TG_HD inline tg_u32 tg_circuit_integrate_corner(float transition, float turn, fl
     w.total = 2u * n_ramp + n_arc;
     w.pts = pts;
     float ramp_end = 0.5f * kappa * ramp_len;
+    tg_vec2 dirs[TG_CIRCUIT_MAX_RAMP_STEPS];
     if (n_ramp > 0u) {
         float h = ramp_len / (float)n_ramp;
         float s0 = 0.5f * h;
         float dd = kappa * h * h / ramp_len;
-        tg_circuit_section(&w, n_ramp, h, kappa * s0 * s0 / (2.0f * ramp_len), dd, dd);
+        float psi0 = kappa * s0 * s0 / (2.0f * ramp_len);
+        tg_circuit_section(&w, n_ramp, h, psi0, dd, dd, dirs, n_ramp);
     }
     float h = arc_len / (float)n_arc;
-    tg_circuit_section(&w, n_arc, h, ramp_end + kappa * (0.5f * h), kappa * h, 0.0f);
+    tg_circuit_section(&w, n_arc, h, ramp_end + kappa * (0.5f * h), kappa * h, 0.0f, dirs, 0u);
     float arc_end = ramp_end + kappa * arc_len;
     if (n_ramp > 0u) {
-        float hr = ramp_len / (float)n_ramp;
-        float s0 = 0.5f * hr;
-        float dd = kappa * hr * hr / ramp_len;
-        tg_circuit_section(&w, n_ramp, hr, arc_end + kappa * (s0 - s0 * s0 / (2.0f * ramp_len)),
-                           kappa * hr - dd, -dd);
+        tg_circuit_mirror(&w, ramp_len / (float)n_ramp, arc_end + ramp_end, dirs, n_ramp);
     }
     *end = w.p;
     return w.written;
@@ -344,23 +372,222 @@ TG_HD inline bool tg_circuit_closed(tg_vec2 g, float tolerance) {
     return tg_abs(g.x) <= tolerance && tg_abs(g.y) <= tolerance;
 }
 
-// f32 scratch words of the lane: legs, corner step points, corner point counts.
-TG_HD inline tg_u32 tg_circuit_scratch_len(tg_u32 max_corners) {
-    tg_u32 max_legs = 2u * max_corners;
-    return max_legs * (TG_CIRCUIT_LEG_WORDS + 2u * TG_CIRCUIT_MAX_STEPS + 1u);
+// The clearance skeleton of one drawn track, in scratch (Rust `circuit::Skeleton`): vertices
+// (the first repeated after the last), their arc positions (the length after the last), the pad
+// of the segment each starts, each leg's first vertex (as f32, the count after the last leg),
+// each leg's box (the union of its segments') and each segment's inflated box.
+struct tg_circuit_skeleton {
+    tg_vec2* pts;
+    float* arc;
+    float* pad;
+    float* first;
+    float* boxes;
+    float* seg_boxes;
+    tg_u32 n;
+};
+
+TG_HD inline void tg_circuit_sk_push(tg_circuit_skeleton* sk, tg_vec2 p, float arc, float pad) {
+    sk->pts[sk->n] = p;
+    sk->arc[sk->n] = arc;
+    sk->pad[sk->n] = pad;
+    sk->n += 1u;
 }
 
-// One circuit into out (room for 2·max_corners·(TG_CIRCUIT_MAX_STEPS + 1) points, which the
-// pipeline's raw slice holds), with tg_circuit_scratch_len words of scratch; returns the number
-// of points written, 0 when the attempt does not close.
-TG_HD inline tg_u32 tg_circuit_lane(const tg_circuit_params& p, tg_rng* rng, float* scratch,
-                                    tg_vec2* out) {
-    tg_u32 max_legs = 2u * p.max_corners;
-    tg_circuit_leg* legs = reinterpret_cast<tg_circuit_leg*>(scratch);
-    tg_vec2* local = reinterpret_cast<tg_vec2*>(scratch + max_legs * TG_CIRCUIT_LEG_WORDS);
-    float* counts = scratch + max_legs * (TG_CIRCUIT_LEG_WORDS + 2u * TG_CIRCUIT_MAX_STEPS);
+// Squared distance from p to the segment a b (Rust `circuit::point_segment2`).
+TG_HD inline float tg_circuit_point_segment2(tg_vec2 p, tg_vec2 a, tg_vec2 b) {
+    float dx = b.x - a.x;
+    float dy = b.y - a.y;
+    float px = p.x - a.x;
+    float py = p.y - a.y;
+    float l2 = dx * dx + dy * dy;
+    float t = 0.0f;
+    if (l2 > 0.0f) {
+        t = (px * dx + py * dy) / l2;
+        t = t < 0.0f ? 0.0f : t;
+        t = t > 1.0f ? 1.0f : t;
+    }
+    float ex = px - t * dx;
+    float ey = py - t * dy;
+    return ex * ex + ey * ey;
+}
 
+TG_HD inline bool tg_circuit_straddles(float a, float b) {
+    return (a > 0.0f && b < 0.0f) || (a < 0.0f && b > 0.0f);
+}
+
+// Squared distance between the segments p0 p1 and q0 q1, 0 when they cross (Rust
+// `circuit::segment_segment2`).
+TG_HD inline float tg_circuit_segment_segment2(tg_vec2 p0, tg_vec2 p1, tg_vec2 q0, tg_vec2 q1) {
+    float ux = p1.x - p0.x;
+    float uy = p1.y - p0.y;
+    float vx = q1.x - q0.x;
+    float vy = q1.y - q0.y;
+    float d1 = vx * (p0.y - q0.y) - vy * (p0.x - q0.x);
+    float d2 = vx * (p1.y - q0.y) - vy * (p1.x - q0.x);
+    float d3 = ux * (q0.y - p0.y) - uy * (q0.x - p0.x);
+    float d4 = ux * (q1.y - p0.y) - uy * (q1.x - p0.x);
+    if (tg_circuit_straddles(d1, d2) && tg_circuit_straddles(d3, d4)) {
+        return 0.0f;
+    }
+    float d = tg_circuit_point_segment2(p0, q0, q1);
+    d = tg_min(d, tg_circuit_point_segment2(p1, q0, q1));
+    d = tg_min(d, tg_circuit_point_segment2(q0, p0, p1));
+    return tg_min(d, tg_circuit_point_segment2(q1, p0, p1));
+}
+
+// Walks the closed legs[0..n): writes each straight's ends and each corner's points rotated to
+// its entry heading into out (returns how many), and the clearance skeleton into sk (Rust
+// `Circuit::walk`).
+TG_HD inline tg_u32 tg_circuit_walk_legs(const tg_circuit_params& p, const tg_circuit_leg* legs,
+                                         tg_u32 n, const tg_vec2* local, const float* counts,
+                                         tg_vec2* out, tg_circuit_skeleton* sk) {
+    tg_vec2 q0 = tg_v2(0.0f, 0.0f);
+    tg_u32 written = 0u;
+    float arc = 0.0f;
+    sk->n = 0u;
+    float piece_pad = 8.0f * TG_CIRCUIT_PIECE_PAD * p.half_width_m;
+    for (tg_u32 k = 0u; k < n; ++k) {
+        const tg_circuit_leg& l = legs[k];
+        sk->first[k] = (float)sk->n;
+        tg_u32 count = tg_f32_to_u32(counts[k]);
+        float r = l.radius;
+        float corner_len = tg_abs(l.turn) * r * (1.0f + 2.0f * p.transition);
+        // The longest step of the corner; a piece of `stride` steps strays from its chord by at
+        // most (stride·h)²/(8r).
+        float h_max = r * tg_max(TG_CIRCUIT_STEP_TURN, 0.25f * p.transition * tg_abs(l.turn));
+        tg_u32 stride = tg_f32_to_u32(sqrtf(piece_pad * r) / h_max);
+        tg_u32 by_count = count / TG_CIRCUIT_MAX_PIECES + 1u;
+        stride = stride > by_count ? stride : by_count;
+        stride = stride > 1u ? stride : 1u;
+        float piece = (float)stride * h_max;
+        float pad = piece * piece / (8.0f * r);
+        float step = corner_len / (float)(count + 1u);
+        out[written] = q0;
+        written += 1u;
+        if (l.straight > 0.0f) {
+            tg_circuit_sk_push(sk, q0, arc, 0.0f);
+            q0 = tg_v2(q0.x + l.straight * l.cos_heading, q0.y + l.straight * l.sin_heading);
+            out[written] = q0;
+            written += 1u;
+            arc += l.straight;
+        }
+        tg_circuit_sk_push(sk, q0, arc, pad);
+        tg_u32 left = stride;
+        const tg_vec2* corner = local + k * TG_CIRCUIT_MAX_STEPS;
+        for (tg_u32 i = 0u; i < count; ++i) {
+            tg_vec2 q = corner[i];
+            tg_vec2 w = tg_v2(q0.x + (l.cos_heading * q.x - l.sin_heading * q.y),
+                              q0.y + (l.sin_heading * q.x + l.cos_heading * q.y));
+            out[written] = w;
+            written += 1u;
+            left -= 1u;
+            if (left == 0u) {
+                tg_circuit_sk_push(sk, w, arc + (float)(i + 1u) * step, pad);
+                left = stride;
+            }
+        }
+        arc += corner_len;
+        q0 = tg_v2(q0.x + (l.cos_heading * l.dx - l.sin_heading * l.dy),
+                   q0.y + (l.sin_heading * l.dx + l.cos_heading * l.dy));
+    }
+    sk->first[n] = (float)sk->n;
+    sk->pts[sk->n] = sk->pts[0];
+    sk->arc[sk->n] = arc;
+    return written;
+}
+
+TG_HD inline bool tg_circuit_apart(const float* x, const float* y) {
+    return x[2] < y[0] || y[2] < x[0] || x[3] < y[1] || y[3] < x[1];
+}
+
+// Whether the skeleton of n legs keeps its clearance (Rust `Circuit::clear`, whose doc explains
+// the pairs it skips).
+TG_HD inline bool tg_circuit_clear(const tg_circuit_params& p, tg_u32 n, tg_circuit_skeleton* sk) {
+    float clearance = 2.0f * p.half_width_m;
+    float near_arc = TG_PI * p.half_width_m;
+    float safe = TG_TAU * p.min_turn_radius_m - near_arc;
+    float total = sk->arc[sk->n];
+    // Segment boxes inflated by half the clearance and their pads; leg boxes, their unions.
+    for (tg_u32 k = 0u; k < n; ++k) {
+        tg_u32 a = tg_f32_to_u32(sk->first[k]);
+        tg_u32 b = tg_f32_to_u32(sk->first[k + 1u]);
+        float leg[4] = {tg_inf(), tg_inf(), tg_neg_inf(), tg_neg_inf()};
+        for (tg_u32 v = a; v < b; ++v) {
+            tg_vec2 q0 = sk->pts[v];
+            tg_vec2 q1 = sk->pts[v + 1u];
+            float inflate = 0.5f * clearance + sk->pad[v];
+            float* seg = sk->seg_boxes + 4u * v;
+            seg[0] = tg_min(q0.x, q1.x) - inflate;
+            seg[1] = tg_min(q0.y, q1.y) - inflate;
+            seg[2] = tg_max(q0.x, q1.x) + inflate;
+            seg[3] = tg_max(q0.y, q1.y) + inflate;
+            leg[0] = tg_min(leg[0], seg[0]);
+            leg[1] = tg_min(leg[1], seg[1]);
+            leg[2] = tg_max(leg[2], seg[2]);
+            leg[3] = tg_max(leg[3], seg[3]);
+        }
+        for (tg_u32 c = 0u; c < 4u; ++c) {
+            sk->boxes[4u * k + c] = leg[c];
+        }
+    }
+    for (tg_u32 a = 0u; a < n; ++a) {
+        for (tg_u32 b = a; b < n; ++b) {
+            const float* bb = sk->boxes + 4u * b;
+            if (tg_circuit_apart(sk->boxes + 4u * a, bb)) {
+                continue;
+            }
+            tg_u32 i0 = tg_f32_to_u32(sk->first[a]);
+            tg_u32 i1 = tg_f32_to_u32(sk->first[a + 1u]);
+            tg_u32 j_lo = tg_f32_to_u32(sk->first[b]);
+            tg_u32 j1 = tg_f32_to_u32(sk->first[b + 1u]);
+            // The first segment of leg b far enough ahead of segment i; it never moves back.
+            tg_u32 start = j_lo;
+            for (tg_u32 i = i0; i < i1; ++i) {
+                const float* ib = sk->seg_boxes + 4u * i;
+                if (tg_circuit_apart(ib, bb)) {
+                    continue;
+                }
+                float a0 = sk->arc[i];
+                float a1 = sk->arc[i + 1u];
+                float ahead0 = a1 + near_arc;
+                float ahead1 = a0 + safe;
+                float behind1 = a0 + (total - near_arc);
+                float behind0 = a1 + (total - safe);
+                tg_u32 j = start;
+                if (a == b && i + 1u > j) {
+                    j = i + 1u;
+                }
+                while (j < j1 && !(sk->arc[j] > ahead0 && sk->arc[j + 1u] > ahead1)) {
+                    j += 1u;
+                }
+                start = j;
+                while (j < j1 && sk->arc[j + 1u] < behind1 && sk->arc[j] < behind0) {
+                    if (!tg_circuit_apart(ib, sk->seg_boxes + 4u * j)) {
+                        float need = clearance + sk->pad[i] + sk->pad[j];
+                        float d2 = tg_circuit_segment_segment2(sk->pts[i], sk->pts[i + 1u],
+                                                               sk->pts[j], sk->pts[j + 1u]);
+                        if (d2 < need * need) {
+                            return false;
+                        }
+                    }
+                    j += 1u;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+// One draw (Rust `Circuit::draw`): corners, turning, headings, closure, then the walk into out
+// and sk. Returns the points written (0 when the straights cannot close the gap); the leg count
+// goes to *legs_out and the target length to *target_out.
+TG_HD inline tg_u32 tg_circuit_draw(const tg_circuit_params& p, tg_rng* rng, tg_circuit_leg* legs,
+                                    tg_vec2* local, float* counts, tg_vec2* out,
+                                    tg_circuit_skeleton* sk, tg_u32* legs_out,
+                                    float* target_out) {
     tg_u32 n = tg_circuit_draw_corners(p, rng, legs);
+    *legs_out = n;
+    *target_out = 0.0f;
     if (!tg_circuit_close_turning(legs, n)) {
         return 0u;
     }
@@ -371,6 +598,7 @@ TG_HD inline tg_u32 tg_circuit_lane(const tg_circuit_params& p, tg_rng* rng, flo
     }
     // Corner shapes, lengths and headings.
     float target = tg_rng_range(rng, p.min_length_m, p.max_length_m);
+    *target_out = target;
     float fixed = 0.0f;
     float heading = 0.0f;
     for (tg_u32 k = 0u; k < n; ++k) {
@@ -440,53 +668,77 @@ TG_HD inline tg_u32 tg_circuit_lane(const tg_circuit_params& p, tg_rng* rng, flo
     if (!tg_circuit_closed(g, tolerance)) {
         return 0u;
     }
-    // Output: walk the legs, placing each corner's points rotated to its entry heading.
-    tg_vec2 q0 = tg_v2(0.0f, 0.0f);
-    tg_u32 written = 0u;
-    for (tg_u32 k = 0u; k < n; ++k) {
-        const tg_circuit_leg& l = legs[k];
-        out[written] = q0;
-        written += 1u;
-        if (l.straight > 0.0f) {
-            q0 = tg_v2(q0.x + l.straight * l.cos_heading, q0.y + l.straight * l.sin_heading);
-            out[written] = q0;
-            written += 1u;
+    return tg_circuit_walk_legs(p, legs, n, local, counts, out, sk);
+}
+
+// f32 scratch words of the lane: legs, corner step points, corner point counts, then the
+// clearance skeleton (points, arcs, pads, segment boxes, leg firsts, leg boxes).
+TG_HD inline tg_u32 tg_circuit_scratch_len(tg_u32 max_corners) {
+    tg_u32 max_legs = 2u * max_corners;
+    tg_u32 vertices = max_legs * TG_CIRCUIT_LEG_VERTICES + 1u;
+    return max_legs * (TG_CIRCUIT_LEG_WORDS + 2u * TG_CIRCUIT_MAX_STEPS + 1u) + 8u * vertices +
+           (max_legs + 1u) + 4u * max_legs;
+}
+
+// One circuit into out (room for 2·max_corners·(TG_CIRCUIT_MAX_STEPS + 1) points, which the
+// pipeline's raw slice holds), with tg_circuit_scratch_len words of scratch; returns the number
+// of points written, 0 when no draw of TG_CIRCUIT_DRAWS closes and keeps its clearance.
+TG_HD inline tg_u32 tg_circuit_lane(const tg_circuit_params& p, tg_rng* rng, float* scratch,
+                                    tg_vec2* out) {
+    tg_u32 max_legs = 2u * p.max_corners;
+    tg_u32 vertices = max_legs * TG_CIRCUIT_LEG_VERTICES + 1u;
+    tg_circuit_leg* legs = reinterpret_cast<tg_circuit_leg*>(scratch);
+    float* words = scratch + max_legs * TG_CIRCUIT_LEG_WORDS;
+    tg_vec2* local = reinterpret_cast<tg_vec2*>(words);
+    words += max_legs * 2u * TG_CIRCUIT_MAX_STEPS;
+    float* counts = words;
+    words += max_legs;
+    tg_circuit_skeleton sk;
+    sk.pts = reinterpret_cast<tg_vec2*>(words);
+    words += 2u * vertices;
+    sk.arc = words;
+    words += vertices;
+    sk.pad = words;
+    words += vertices;
+    sk.seg_boxes = words;
+    words += 4u * vertices;
+    sk.first = words;
+    words += max_legs + 1u;
+    sk.boxes = words;
+    sk.n = 0u;
+    for (tg_u32 draw = 0u; draw < TG_CIRCUIT_DRAWS; ++draw) {
+        tg_u32 n = 0u;
+        float target = 0.0f;
+        tg_u32 written = tg_circuit_draw(p, rng, legs, local, counts, out, &sk, &n, &target);
+        if (written == 0u || !tg_circuit_clear(p, n, &sk)) {
+            continue;
         }
-        tg_u32 count = tg_f32_to_u32(counts[k]);
-        const tg_vec2* corner = local + k * TG_CIRCUIT_MAX_STEPS;
-        for (tg_u32 i = 0u; i < count; ++i) {
-            tg_vec2 q = corner[i];
-            out[written] = tg_v2(q0.x + (l.cos_heading * q.x - l.sin_heading * q.y),
-                                 q0.y + (l.sin_heading * q.x + l.cos_heading * q.y));
-            written += 1u;
+        // A track the closure left shorter than its target is scaled up to it, and the
+        // bounding box is centred on the origin.
+        float length = 0.0f;
+        for (tg_u32 k = 0u; k < n; ++k) {
+            length += legs[k].straight +
+                      tg_abs(legs[k].turn) * legs[k].radius * (1.0f + 2.0f * p.transition);
         }
-        q0 = tg_v2(q0.x + (l.cos_heading * l.dx - l.sin_heading * l.dy),
-                   q0.y + (l.sin_heading * l.dx + l.cos_heading * l.dy));
+        float scale = length < target ? target / length : 1.0f;
+        float lo_x = tg_inf();
+        float lo_y = tg_inf();
+        float hi_x = tg_neg_inf();
+        float hi_y = tg_neg_inf();
+        for (tg_u32 i = 0u; i < written; ++i) {
+            lo_x = tg_min(lo_x, out[i].x);
+            hi_x = tg_max(hi_x, out[i].x);
+            lo_y = tg_min(lo_y, out[i].y);
+            hi_y = tg_max(hi_y, out[i].y);
+        }
+        float centre_x = 0.5f * (lo_x + hi_x);
+        float centre_y = 0.5f * (lo_y + hi_y);
+        for (tg_u32 i = 0u; i < written; ++i) {
+            out[i] = tg_v2((out[i].x - centre_x) * scale, (out[i].y - centre_y) * scale);
+        }
+        return written;
     }
-    // A track the closure left shorter than its target is scaled up to it, and the bounding box
-    // is centred on the origin.
-    float length = 0.0f;
-    for (tg_u32 k = 0u; k < n; ++k) {
-        length += legs[k].straight +
-                  tg_abs(legs[k].turn) * legs[k].radius * (1.0f + 2.0f * p.transition);
-    }
-    float scale = length < target ? target / length : 1.0f;
-    float lo_x = tg_inf();
-    float lo_y = tg_inf();
-    float hi_x = tg_neg_inf();
-    float hi_y = tg_neg_inf();
-    for (tg_u32 i = 0u; i < written; ++i) {
-        lo_x = tg_min(lo_x, out[i].x);
-        hi_x = tg_max(hi_x, out[i].x);
-        lo_y = tg_min(lo_y, out[i].y);
-        hi_y = tg_max(hi_y, out[i].y);
-    }
-    float centre_x = 0.5f * (lo_x + hi_x);
-    float centre_y = 0.5f * (lo_y + hi_y);
-    for (tg_u32 i = 0u; i < written; ++i) {
-        out[i] = tg_v2((out[i].x - centre_x) * scale, (out[i].y - centre_y) * scale);
-    }
-    return written;
+    return 0u;
 }
 
 #endif // TG_TRACK_CIRCUIT_CUH

@@ -40,11 +40,27 @@
 //! **Integration.** Each corner is integrated in its own frame with steps of at most 0.15 rad of
 //! turn, each step along the heading at its midpoint. The heading is quadratic in the step index
 //! on each section (ramp, arc, ramp), so the step directions follow by rotation recurrences from
-//! at most three [`sin_cos`] per section instead of one per step (IEEE operations and [`crate::math`]
-//! only; the directions drift from unit length by rounding only, far below the closure
-//! tolerance). The corner's step points are kept in scratch and reused, rotated, for
+//! at most three [`sin_cos`] per section instead of one per step (two on the first ramp, whose
+//! first turn equals its change of turn); the ramp back is the first ramp reversed and mirrored,
+//! its directions those of the first ramp's steps reflected and rotated by the corner's turn, at
+//! one [`sin_cos`] (IEEE operations and [`crate::math`] only; the directions drift from unit
+//! length by rounding only, far below the closure tolerance). The corner's step points are kept in scratch and reused, rotated, for
 //! the output, so the displacement the closure solves with is the one the output walks.
-//! Crossings and clearance are left to the pipeline's validity check, per lane.
+//!
+//! **Clearance.** A closed draw is checked before it is accepted, so that the pipeline's
+//! validity check (thickness ≥ 0.98·hw at arc distance > π·hw, no crossings) rarely rejects it.
+//! The check runs on a *skeleton* of the walk: each straight's two ends and every `stride`-th
+//! corner step point (at most 8 pieces per corner), each corner piece padded by the most it can
+//! stray from its chord, `(stride·h)²/8r` for steps of at most `h` at curvature ≤ `1/r`. Two
+//! skeleton segments must stay `2·hw` plus their pads apart unless the arc distances between
+//! their points all lie within π·hw (the validity check's neighbourhood) on one side — any pair
+//! touching it is left out, its points being neighbours or continuing each other — or within
+//! 2π·R − π·hw (a path of curvature ≤ 1/R cannot come back to within 2·hw inside that arc, since
+//! its chord is at least that of a circle of radius R). Pairs of legs whose boxes, inflated by
+//! hw and their pads, are disjoint are skipped whole. A draw that does not close or does not keep
+//! its clearance is drawn again on the same stream, at most 6 times in all, before the lane writes
+//! no points (and the pipeline retries on a fresh stream). Scaling up to the target length only
+//! increases the distances the check measured.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -70,6 +86,15 @@ const CLOSURE_ROUNDS: usize = 6;
 const SINGLE: f32 = -1.0;
 /// Degrees to radians.
 const DEG: f32 = PI / 180.0;
+/// Most clearance-skeleton pieces of one corner.
+const MAX_PIECES: usize = 8;
+/// Most clearance-skeleton vertices of one leg: the straight's two ends and the corner's pieces.
+const LEG_VERTICES: usize = 2 + MAX_PIECES;
+/// Draws per lane before the attempt is given up (a draw that does not close or keep its
+/// clearance is drawn again, on the same stream).
+const DRAWS: usize = 6;
+/// Most a clearance-skeleton corner piece may stray from its chord, in half widths.
+const PIECE_PAD: f32 = 0.15;
 
 /// Circuit generator parameters (see the module doc for the distributions).
 #[derive(Clone, Debug)]
@@ -92,6 +117,8 @@ pub struct Circuit {
     pub transition: f32,
     /// The preset's minimum turn radius `R`, metres.
     pub min_turn_radius_m: f32,
+    /// The preset's half width `hw`, metres (the construction's clearance check).
+    pub half_width_m: f32,
 }
 
 /// One leg in scratch: a straight, then a corner.
@@ -127,6 +154,7 @@ struct CircuitParams {
     max_radius_m: f32,
     transition: f32,
     min_turn_radius_m: f32,
+    half_width_m: f32,
 }
 
 /// `f32` words of one [`Leg`].
@@ -329,27 +357,31 @@ impl Circuit {
         };
         // Headings at the step midpoints s_i = (i + ½)·h: on a ramp of length L from curvature
         // 0 to κ, ψ(s) = κ·s²/2L (second difference κ·h²/L); on the arc, linear in s; on the
-        // ramp back, ψ(s) = ψ_arc + κ·(s − s²/2L).
+        // ramp back, ψ(s) = ψ_arc + κ·(s − s²/2L) = θ − ψ_ramp(L − s), θ = ψ_arc + κ·L/2.
         let ramp_end = 0.5 * kappa * ramp_len;
+        let mut dirs = [[0.0f32; 2]; MAX_RAMP_STEPS];
         if n_ramp > 0 {
             let h = ramp_len / n_ramp as f32;
             let s0 = 0.5 * h;
             let dd = kappa * h * h / ramp_len;
-            walk.section(n_ramp, h, kappa * s0 * s0 / (2.0 * ramp_len), dd, dd);
+            let psi0 = kappa * s0 * s0 / (2.0 * ramp_len);
+            walk.section(n_ramp, h, psi0, dd, dd, &mut dirs[..n_ramp]);
         }
         let h = arc_len / n_arc as f32;
-        walk.section(n_arc, h, ramp_end + kappa * (0.5 * h), kappa * h, 0.0);
+        walk.section(
+            n_arc,
+            h,
+            ramp_end + kappa * (0.5 * h),
+            kappa * h,
+            0.0,
+            &mut [],
+        );
         let arc_end = ramp_end + kappa * arc_len;
         if n_ramp > 0 {
-            let h = ramp_len / n_ramp as f32;
-            let s0 = 0.5 * h;
-            let dd = kappa * h * h / ramp_len;
-            walk.section(
-                n_ramp,
-                h,
-                arc_end + kappa * (s0 - s0 * s0 / (2.0 * ramp_len)),
-                kappa * h - dd,
-                -dd,
+            walk.mirror(
+                ramp_len / n_ramp as f32,
+                arc_end + ramp_end,
+                &dirs[..n_ramp],
             );
         }
         (walk.written, walk.p)
@@ -371,19 +403,23 @@ impl Walk<'_> {
     /// quadratic in `i`). The direction turns by the rotation recurrences `u ← u·e`, `e ← e·f`
     /// (complex products; `e = e^{iδ_0}`, `f = e^{iδδ}`): at most three [`sin_cos`] per section
     /// instead of one per step. Each step's end point is kept unless it is the corner's last.
-    fn section(&mut self, n: usize, h: f32, psi0: f32, d0: f32, dd: f32) {
+    fn section(&mut self, n: usize, h: f32, psi0: f32, d0: f32, dd: f32, keep: &mut [[f32; 2]]) {
         let (mut s, mut c) = sin_cos(psi0);
         // A section of one step needs no turn, of two no change of turn.
         let (mut es, mut ec) = if n >= 2 { sin_cos(d0) } else { (0.0, 1.0) };
-        let (fs, fc) = if n >= 3 { sin_cos(dd) } else { (0.0, 1.0) };
+        // (A ramp's first section turns by as much more each step as its first step turns.)
+        let (fs, fc) = if n < 3 {
+            (0.0, 1.0)
+        } else if dd == d0 {
+            (es, ec)
+        } else {
+            sin_cos(dd)
+        };
         for i in 0..n {
-            self.p[0] += h * c;
-            self.p[1] += h * s;
-            if self.k + 1 < self.total {
-                self.pts[self.written] = self.p;
-                self.written += 1;
+            if i < keep.len() {
+                keep[i] = [c, s];
             }
-            self.k += 1;
+            self.step(h, c, s);
             if i + 1 < n {
                 (c, s) = (c * ec - s * es, s * ec + c * es);
                 if i + 2 < n {
@@ -392,36 +428,109 @@ impl Walk<'_> {
             }
         }
     }
+
+    /// The ramp back, at one [`sin_cos`]: it is the first ramp reversed and mirrored, so its
+    /// step `i` of `dirs.len()` heads at `θ − ψ_1(n − 1 − i)` (θ the corner's whole turn,
+    /// `ψ_1` the first ramp's step headings, whose directions `dirs` holds).
+    fn mirror(&mut self, h: f32, theta: f32, dirs: &[[f32; 2]]) {
+        let (st, ct) = sin_cos(theta);
+        for d in dirs.iter().rev() {
+            self.step(h, ct * d[0] + st * d[1], st * d[0] - ct * d[1]);
+        }
+    }
+
+    /// One step of length `h` along `(c, s)`; its end point is kept unless it is the corner's
+    /// last.
+    fn step(&mut self, h: f32, c: f32, s: f32) {
+        self.p[0] += h * c;
+        self.p[1] += h * s;
+        if self.k + 1 < self.total {
+            self.pts[self.written] = self.p;
+            self.written += 1;
+        }
+        self.k += 1;
+    }
 }
 
-impl Stage for Circuit {
-    fn name(&self) -> &str {
-        "circuit"
+/// The clearance skeleton of one drawn track, in scratch: a closed polyline through the
+/// straights' ends and every `stride`-th corner step point (at most [`MAX_PIECES`] pieces per
+/// corner), with the arc position of each vertex and the pad of the segment it starts (how far the
+/// drawn path may stray from that segment: 0 on a straight).
+struct Skeleton<'a> {
+    /// Vertices, the first repeated after the last.
+    pts: &'a mut [Vec2],
+    /// Arc position of each vertex, the track's length after the last.
+    arc: &'a mut [f32],
+    /// Pad of the segment that starts at each vertex, metres.
+    pad: &'a mut [f32],
+    /// Index of each leg's first vertex (as `f32`), the vertex count after the last leg.
+    first: &'a mut [f32],
+    /// Each leg's box, the union of its segments' boxes: `[lo x, lo y, hi x, hi y]`.
+    boxes: &'a mut [f32],
+    /// Each segment's box, inflated by half the clearance and its pad.
+    seg_boxes: &'a mut [f32],
+    /// Vertices written.
+    n: usize,
+}
+
+impl Skeleton<'_> {
+    fn push(&mut self, p: Vec2, arc: f32, pad: f32) {
+        self.pts[self.n] = p;
+        self.arc[self.n] = arc;
+        self.pad[self.n] = pad;
+        self.n += 1;
     }
-    fn max_points(&self) -> usize {
-        self.max_legs() * (MAX_STEPS + 1)
+}
+
+/// Squared distance from `p` to the segment `a b`.
+fn point_segment2(p: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let (px, py) = (p[0] - a[0], p[1] - a[1]);
+    let l2 = dx * dx + dy * dy;
+    let t = if l2 > 0.0 {
+        ((px * dx + py * dy) / l2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let (ex, ey) = (px - t * dx, py - t * dy);
+    ex * ex + ey * ey
+}
+
+/// Squared distance between the segments `p0 p1` and `q0 q1` (0 when they cross).
+fn segment_segment2(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2) -> f32 {
+    let (ux, uy) = (p1[0] - p0[0], p1[1] - p0[1]);
+    let (vx, vy) = (q1[0] - q0[0], q1[1] - q0[1]);
+    let d1 = vx * (p0[1] - q0[1]) - vy * (p0[0] - q0[0]);
+    let d2 = vx * (p1[1] - q0[1]) - vy * (p1[0] - q0[0]);
+    let d3 = ux * (q0[1] - p0[1]) - uy * (q0[0] - p0[0]);
+    let d4 = ux * (q1[1] - p0[1]) - uy * (q1[0] - p0[0]);
+    let straddles = |a: f32, b: f32| (a > 0.0 && b < 0.0) || (a < 0.0 && b > 0.0);
+    if straddles(d1, d2) && straddles(d3, d4) {
+        return 0.0;
     }
-    fn scratch_len(&self) -> usize {
-        self.max_legs() * (LEG_WORDS + 2 * MAX_STEPS + 1)
-    }
-    fn run_lane(
+    point_segment2(p0, q0, q1)
+        .min(point_segment2(p1, q0, q1))
+        .min(point_segment2(q0, p0, p1))
+        .min(point_segment2(q1, p0, p1))
+}
+
+impl Circuit {
+    /// One draw: corners, turning, headings, closure, then the walk that writes the points into
+    /// `out` and the clearance skeleton into `sk`. Returns `(points, legs, target length)`, no
+    /// points when the straights cannot close the gap.
+    fn draw(
         &self,
         rng: &mut LaneRng,
-        scratch: &mut [f32],
-        _scratch_u32: &mut [u32],
+        legs: &mut [Leg],
+        local: &mut [Vec2],
+        counts: &mut [f32],
         out: &mut [Vec2],
-    ) -> usize {
-        let max_legs = self.max_legs();
-        let (leg_words, rest) = scratch.split_at_mut(max_legs * LEG_WORDS);
-        let (pt_words, count_words) = rest.split_at_mut(max_legs * 2 * MAX_STEPS);
-        let legs: &mut [Leg] = bytemuck::cast_slice_mut(leg_words);
-        let local: &mut [Vec2] = bytemuck::cast_slice_mut(pt_words);
-        let counts = &mut count_words[..max_legs];
-
+        sk: &mut Skeleton<'_>,
+    ) -> (usize, usize, f32) {
         let n = self.draw_corners(rng, legs);
         let legs = &mut legs[..n];
         if !Self::close_turning(legs) {
-            return 0;
+            return (0, n, 0.0);
         }
         if rng.unit() < 0.5 {
             for leg in legs.iter_mut() {
@@ -483,7 +592,7 @@ impl Stage for Circuit {
             }
             let det = mxx * myy - mxy * mxy;
             if det.is_nan() || det <= 1e-6 * (mxx + myy) * (mxx + myy) {
-                return 0;
+                return (0, n, target);
             }
             let cx = -(myy * g[0] - mxy * g[1]) / det;
             let cy = -(mxx * g[1] - mxy * g[0]) / det;
@@ -499,57 +608,243 @@ impl Stage for Circuit {
             g = gap(legs);
         }
         if !(g[0].abs() <= tolerance && g[1].abs() <= tolerance) {
-            return 0;
+            return (0, n, target);
         }
-        // Output: walk the legs, placing each corner's points rotated to its entry heading.
-        let mut p = [0.0f32, 0.0f32];
+        (self.walk(legs, local, counts, out, sk), n, target)
+    }
+
+    /// Walks the closed legs: writes each straight's ends and each corner's points rotated to its
+    /// entry heading into `out` (returns how many), and the clearance skeleton into `sk`.
+    fn walk(
+        &self,
+        legs: &[Leg],
+        local: &[Vec2],
+        counts: &[f32],
+        out: &mut [Vec2],
+        sk: &mut Skeleton<'_>,
+    ) -> usize {
+        let mut p = Vec2::ZERO;
         let mut written = 0;
+        let mut arc = 0.0f32;
+        sk.n = 0;
+        let piece_pad = 8.0 * PIECE_PAD * self.half_width_m;
         for (k, leg) in legs.iter().enumerate() {
-            out[written] = p.into();
+            sk.first[k] = sk.n as f32;
+            let count = counts[k] as usize;
+            let r = leg.radius;
+            let corner_len = leg.turn.abs() * r * (1.0 + 2.0 * self.transition);
+            // The longest step of the corner (a ramp's steps are longer when its step count is
+            // capped); a piece of `stride` steps strays from its chord by at most
+            // (stride·h)²/(8r), curvature being at most 1/r.
+            let h_max = r * STEP_TURN.max(0.25 * self.transition * leg.turn.abs());
+            let stride = (((piece_pad * r).sqrt() / h_max) as usize)
+                .max(count / MAX_PIECES + 1)
+                .max(1);
+            let piece = stride as f32 * h_max;
+            let pad = piece * piece / (8.0 * r);
+            let step = corner_len / (count + 1) as f32;
+            out[written] = p;
             written += 1;
             if leg.straight > 0.0 {
-                p = [p[0] + leg.straight * leg.cos, p[1] + leg.straight * leg.sin];
-                out[written] = p.into();
+                sk.push(p, arc, 0.0);
+                p = Vec2::new(p[0] + leg.straight * leg.cos, p[1] + leg.straight * leg.sin);
+                out[written] = p;
                 written += 1;
+                arc += leg.straight;
             }
-            let count = counts[k] as usize;
-            for q in &local[k * MAX_STEPS..k * MAX_STEPS + count] {
-                out[written] = [
+            sk.push(p, arc, pad);
+            let mut left = stride;
+            for (j, q) in local[k * MAX_STEPS..k * MAX_STEPS + count]
+                .iter()
+                .enumerate()
+            {
+                let w = Vec2::new(
                     p[0] + (leg.cos * q[0] - leg.sin * q[1]),
                     p[1] + (leg.sin * q[0] + leg.cos * q[1]),
-                ]
-                .into();
+                );
+                out[written] = w;
                 written += 1;
+                left -= 1;
+                if left == 0 {
+                    sk.push(w, arc + (j + 1) as f32 * step, pad);
+                    left = stride;
+                }
             }
-            p = [
+            arc += corner_len;
+            p = Vec2::new(
                 p[0] + (leg.cos * leg.dx - leg.sin * leg.dy),
                 p[1] + (leg.sin * leg.dx + leg.cos * leg.dy),
+            );
+        }
+        sk.first[legs.len()] = sk.n as f32;
+        sk.pts[sk.n] = sk.pts[0];
+        sk.arc[sk.n] = arc;
+        written
+    }
+
+    /// Whether the skeleton of `legs` legs keeps its clearance: every two segments whose points
+    /// are all farther apart along the track than the validity check's neighbourhood (π·hw) and
+    /// than the arc within which a path of curvature ≤ 1/R cannot come back to within 2·hw
+    /// (2π·R − π·hw) stay at least 2·hw plus their pads apart. Segment pairs of legs whose
+    /// inflated boxes are disjoint are not visited.
+    fn clear(&self, legs: usize, sk: &mut Skeleton<'_>) -> bool {
+        let clearance = 2.0 * self.half_width_m;
+        let near = PI * self.half_width_m;
+        let safe = TAU * self.min_turn_radius_m - near;
+        let total = sk.arc[sk.n];
+        // Segment boxes inflated by half the clearance and their pads; leg boxes, their unions.
+        for k in 0..legs {
+            let (a, b) = (sk.first[k] as usize, sk.first[k + 1] as usize);
+            let mut leg = [
+                f32::INFINITY,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NEG_INFINITY,
             ];
+            for v in a..b {
+                let (p, q) = (sk.pts[v], sk.pts[v + 1]);
+                let inflate = 0.5 * clearance + sk.pad[v];
+                let seg = [
+                    p[0].min(q[0]) - inflate,
+                    p[1].min(q[1]) - inflate,
+                    p[0].max(q[0]) + inflate,
+                    p[1].max(q[1]) + inflate,
+                ];
+                sk.seg_boxes[4 * v..4 * v + 4].copy_from_slice(&seg);
+                leg = [
+                    leg[0].min(seg[0]),
+                    leg[1].min(seg[1]),
+                    leg[2].max(seg[2]),
+                    leg[3].max(seg[3]),
+                ];
+            }
+            sk.boxes[4 * k..4 * k + 4].copy_from_slice(&leg);
         }
-        // A track the closure left shorter than its target is scaled up to it (radii grow with
-        // it, which keeps every turn within the minimum radius); and the bounding box is
-        // centred on the origin, like the other generators' shapes.
-        let mut length = 0.0f32;
-        for leg in legs.iter() {
-            length += leg.straight + leg.turn.abs() * leg.radius * (1.0 + 2.0 * self.transition);
-        }
-        let scale = if length < target {
-            target / length
-        } else {
-            1.0
-        };
-        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-        for q in &out[..written] {
-            for a in 0..2 {
-                lo[a] = lo[a].min(q[a]);
-                hi[a] = hi[a].max(q[a]);
+        let apart = |x: &[f32], y: &[f32]| x[2] < y[0] || y[2] < x[0] || x[3] < y[1] || y[3] < x[1];
+        for a in 0..legs {
+            for b in a..legs {
+                let bb = &sk.boxes[4 * b..4 * b + 4];
+                if apart(&sk.boxes[4 * a..4 * a + 4], bb) {
+                    continue;
+                }
+                let (i0, i1) = (sk.first[a] as usize, sk.first[a + 1] as usize);
+                let (j_lo, j1) = (sk.first[b] as usize, sk.first[b + 1] as usize);
+                // The first segment of leg b far enough ahead of segment i; it never moves back
+                // as i moves on.
+                let mut start = j_lo;
+                for i in i0..i1 {
+                    let ib = &sk.seg_boxes[4 * i..4 * i + 4];
+                    if apart(ib, bb) {
+                        continue;
+                    }
+                    let (a0, a1) = (sk.arc[i], sk.arc[i + 1]);
+                    // The arc separations of the two segments' points range over [lo, hi] =
+                    // [arc(j) − a1, arc(j + 1) − a0] one way round the loop and
+                    // [total − hi, total − lo] the other. Both ends grow with j: the segments
+                    // checked form one run, after those that start too near ahead of segment i
+                    // and before those that end too near behind it.
+                    let (ahead0, ahead1) = (a1 + near, a0 + safe);
+                    let (behind1, behind0) = (a0 + (total - near), a1 + (total - safe));
+                    let mut j = if a == b { start.max(i + 1) } else { start };
+                    while j < j1 && !(sk.arc[j] > ahead0 && sk.arc[j + 1] > ahead1) {
+                        j += 1;
+                    }
+                    start = j;
+                    while j < j1 && sk.arc[j + 1] < behind1 && sk.arc[j] < behind0 {
+                        if !apart(ib, &sk.seg_boxes[4 * j..4 * j + 4]) {
+                            let need = clearance + sk.pad[i] + sk.pad[j];
+                            let d2 = segment_segment2(
+                                sk.pts[i],
+                                sk.pts[i + 1],
+                                sk.pts[j],
+                                sk.pts[j + 1],
+                            );
+                            if d2 < need * need {
+                                return false;
+                            }
+                        }
+                        j += 1;
+                    }
+                }
             }
         }
-        let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
-        for q in &mut out[..written] {
-            *q = Vec2::new((q[0] - centre[0]) * scale, (q[1] - centre[1]) * scale);
+        true
+    }
+}
+
+impl Stage for Circuit {
+    fn name(&self) -> &str {
+        "circuit"
+    }
+    fn max_points(&self) -> usize {
+        self.max_legs() * (MAX_STEPS + 1)
+    }
+    fn scratch_len(&self) -> usize {
+        let legs = self.max_legs();
+        let vertices = legs * LEG_VERTICES + 1;
+        legs * (LEG_WORDS + 2 * MAX_STEPS + 1) + 8 * vertices + (legs + 1) + 4 * legs
+    }
+    fn run_lane(
+        &self,
+        rng: &mut LaneRng,
+        scratch: &mut [f32],
+        _scratch_u32: &mut [u32],
+        out: &mut [Vec2],
+    ) -> usize {
+        let max_legs = self.max_legs();
+        let vertices = max_legs * LEG_VERTICES + 1;
+        let (leg_words, rest) = scratch.split_at_mut(max_legs * LEG_WORDS);
+        let (pt_words, rest) = rest.split_at_mut(max_legs * 2 * MAX_STEPS);
+        let (counts, rest) = rest.split_at_mut(max_legs);
+        let (sk_pts, rest) = rest.split_at_mut(2 * vertices);
+        let (sk_arc, rest) = rest.split_at_mut(vertices);
+        let (sk_pad, rest) = rest.split_at_mut(vertices);
+        let (sk_seg_boxes, rest) = rest.split_at_mut(4 * vertices);
+        let (sk_first, sk_boxes) = rest.split_at_mut(max_legs + 1);
+        let legs: &mut [Leg] = bytemuck::cast_slice_mut(leg_words);
+        let local: &mut [Vec2] = bytemuck::cast_slice_mut(pt_words);
+        let mut sk = Skeleton {
+            pts: bytemuck::cast_slice_mut(sk_pts),
+            arc: sk_arc,
+            pad: sk_pad,
+            first: sk_first,
+            boxes: &mut sk_boxes[..4 * max_legs],
+            seg_boxes: sk_seg_boxes,
+            n: 0,
+        };
+        for _ in 0..DRAWS {
+            let (written, n, target) = self.draw(rng, legs, local, counts, out, &mut sk);
+            if written == 0 || !self.clear(n, &mut sk) {
+                continue;
+            }
+            // A track the closure left shorter than its target is scaled up to it (radii grow
+            // with it, which keeps every turn within the minimum radius, and distances, which
+            // keeps the clearance); and the bounding box is centred on the origin, like the
+            // other generators' shapes.
+            let mut length = 0.0f32;
+            for leg in legs[..n].iter() {
+                length +=
+                    leg.straight + leg.turn.abs() * leg.radius * (1.0 + 2.0 * self.transition);
+            }
+            let scale = if length < target {
+                target / length
+            } else {
+                1.0
+            };
+            let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+            for q in &out[..written] {
+                for a in 0..2 {
+                    lo[a] = lo[a].min(q[a]);
+                    hi[a] = hi[a].max(q[a]);
+                }
+            }
+            let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
+            for q in &mut out[..written] {
+                *q = Vec2::new((q[0] - centre[0]) * scale, (q[1] - centre[1]) * scale);
+            }
+            return written;
         }
-        written
+        0
     }
     fn kernel(&self) -> Option<StageKernel> {
         Some(StageKernel {
@@ -565,6 +860,7 @@ impl Stage for Circuit {
                 max_radius_m: self.max_radius_m,
                 transition: self.transition,
                 min_turn_radius_m: self.min_turn_radius_m,
+                half_width_m: self.half_width_m,
             }),
         })
     }
@@ -585,6 +881,137 @@ mod tests {
             max_radius_m: 250.0,
             transition: 0.2,
             min_turn_radius_m: 12.0,
+            half_width_m: 6.0,
+        }
+    }
+
+    /// Squared distance between two segments by dense sampling, in f64 (an upper bound that
+    /// converges to the exact value).
+    fn sampled_segment2(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2) -> f64 {
+        let at = |a: Vec2, b: Vec2, t: f64| {
+            (
+                f64::from(a[0]) + t * f64::from(b[0] - a[0]),
+                f64::from(a[1]) + t * f64::from(b[1] - a[1]),
+            )
+        };
+        let mut best = f64::INFINITY;
+        let k = 400;
+        for i in 0..=k {
+            let (x, y) = at(p0, p1, f64::from(i) / f64::from(k));
+            for j in 0..=k {
+                let (u, v) = at(q0, q1, f64::from(j) / f64::from(k));
+                best = best.min((x - u) * (x - u) + (y - v) * (y - v));
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn segment_distance_matches_sampling() {
+        let mut rng = LaneRng::new(3, 0, 0, 1);
+        let point = |rng: &mut LaneRng| Vec2::new(rng.range(-10.0, 10.0), rng.range(-10.0, 10.0));
+        for case in 0..200 {
+            let (p0, p1, q0, q1) = (
+                point(&mut rng),
+                point(&mut rng),
+                point(&mut rng),
+                point(&mut rng),
+            );
+            let exact = f64::from(segment_segment2(p0, p1, q0, q1));
+            let sampled = sampled_segment2(p0, p1, q0, q1);
+            // Sampling at 1/400 of segments up to 28 m long misses the minimum by < 0.1 m.
+            assert!(exact <= sampled + 1e-3, "case {case}: {exact} > {sampled}");
+            assert!(
+                sampled.sqrt() - exact.sqrt() < 0.1,
+                "case {case}: {exact} vs {sampled}"
+            );
+        }
+    }
+
+    #[test]
+    fn accepted_draws_keep_their_clearance() {
+        // Independent of the skeleton: on the lane's own points, every two points farther apart
+        // along the track than π·hw are at least 2·hw apart (f64, all pairs).
+        let c = f1_like();
+        let hw = f64::from(c.half_width_m);
+        let mut scratch = vec![f32::NAN; c.scratch_len()];
+        let mut out = vec![Vec2::NAN; c.max_points()];
+        let mut written = 0;
+        for e in 0..60 {
+            let mut rng = LaneRng::new(11, e, 0, 1);
+            let n = c.run_lane(&mut rng, &mut scratch, &mut [], &mut out);
+            if n == 0 {
+                continue;
+            }
+            written += 1;
+            let pts: Vec<(f64, f64)> = out[..n]
+                .iter()
+                .map(|p| (f64::from(p[0]), f64::from(p[1])))
+                .collect();
+            let mut arc = vec![0.0f64; n + 1];
+            for i in 0..n {
+                let (a, b) = (pts[i], pts[(i + 1) % n]);
+                arc[i + 1] = arc[i] + ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+            }
+            let total = arc[n];
+            for i in 0..n {
+                for j in i + 1..n {
+                    let d = arc[j] - arc[i];
+                    if d.min(total - d) <= std::f64::consts::PI * hw {
+                        continue;
+                    }
+                    let (a, b) = (pts[i], pts[j]);
+                    let dist = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+                    assert!(dist >= 2.0 * hw, "env {e}: points {i}, {j} {dist} m apart");
+                }
+            }
+        }
+        assert!(written >= 59, "{written} of 60 lanes wrote a track");
+    }
+
+    #[test]
+    fn a_track_passing_too_close_to_itself_is_refused() {
+        // A loop whose return leg runs back along its first straight at distance `gap`, far
+        // from it along the track: refused under 2·hw, kept above.
+        let c = f1_like();
+        let hw = c.half_width_m;
+        for (gap, keeps) in [(2.0 * hw - 0.5, false), (2.0 * hw + 1.0, true)] {
+            let corners = [
+                (0.0, 0.0),
+                (400.0, 0.0),
+                (400.0, 100.0),
+                (200.0, 100.0),
+                (200.0, gap),
+                (100.0, gap),
+                (100.0, 100.0),
+                (0.0, 100.0),
+            ];
+            let mut pts = vec![Vec2::ZERO; 9];
+            let mut arc = vec![0.0f32; 9];
+            let mut pad = vec![0.0f32; 9];
+            let mut first = vec![0.0f32, 4.0, 8.0];
+            let mut boxes = vec![0.0f32; 8];
+            let mut seg_boxes = vec![0.0f32; 36];
+            let mut sk = Skeleton {
+                pts: &mut pts,
+                arc: &mut arc,
+                pad: &mut pad,
+                first: &mut first,
+                boxes: &mut boxes,
+                seg_boxes: &mut seg_boxes,
+                n: 0,
+            };
+            let mut s = 0.0f32;
+            for (k, &(x, y)) in corners.iter().enumerate() {
+                let p = Vec2::new(x, y);
+                if k > 0 {
+                    s += (p - sk.pts[k - 1]).length();
+                }
+                sk.push(p, s, 0.0);
+            }
+            sk.pts[8] = sk.pts[0];
+            sk.arc[8] = s + (sk.pts[0] - sk.pts[7]).length();
+            assert_eq!(c.clear(2, &mut sk), keeps, "gap {gap}");
         }
     }
 

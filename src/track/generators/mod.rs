@@ -193,6 +193,7 @@ pub fn from_preset(preset: &Preset) -> Arc<dyn Stage> {
             max_radius_m,
             transition,
             min_turn_radius_m: preset.track.min_turn_radius_m,
+            half_width_m: preset.track.half_width_m,
         }),
     }
 }
