@@ -41,7 +41,7 @@ TG_HD inline float tg_signed_area2(const tg_vec2* pts, tg_u32 n) {
     float a = 0.0f;
     for (tg_u32 i = 0u; i < n; ++i) {
         tg_vec2 p = pts[i];
-        tg_vec2 q = pts[(i + 1u) % n];
+        tg_vec2 q = i + 1u < n ? pts[i + 1u] : pts[0];
         a += p.x * q.y - q.x * p.y;
     }
     return a;

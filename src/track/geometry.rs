@@ -46,11 +46,13 @@ pub fn curvature_exceeds(a: Vec2, b: Vec2, c: Vec2, k: f32) -> bool {
 
 /// Twice the signed area of the closed polygon `pts` (positive when counter-clockwise).
 pub fn signed_area2(pts: &[Vec2]) -> f32 {
-    let n = pts.len();
     let mut a = 0.0;
-    for i in 0..n {
-        let p = pts[i];
-        let q = pts[(i + 1) % n];
+    for (i, &p) in pts.iter().enumerate() {
+        let q = if i + 1 < pts.len() {
+            pts[i + 1]
+        } else {
+            pts[0]
+        };
         a += p[0] * q[1] - q[0] * p[1];
     }
     a
