@@ -480,6 +480,17 @@ pub fn exempt_gap(arc: f32, longest: f32, n: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// A xorshift stream of uniform numbers in [0, 1] from `seed`.
+    fn uniform(seed: u32) -> impl FnMut() -> f32 {
+        let mut x = seed;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as f32 / u32::MAX as f32
+        }
+    }
+
     #[test]
     fn a_reversal_on_a_large_circle_is_not_a_turn() {
         // Issue 14's fold back: the circle through the three points has radius 13.8 m.
@@ -525,13 +536,7 @@ mod tests {
     /// largest such gap (so no pair needing a test is exempt, and none is tested needlessly).
     #[test]
     fn exempt_gap_is_the_largest_gap_within_the_arc() {
-        let mut x = 0x9e37_79b9_u32;
-        let mut unit = || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as f32 / u32::MAX as f32
-        };
+        let mut unit = uniform(0x9e37_79b9_u32);
         for _ in 0..100_000 {
             let longest = 0.1 + 20.0 * unit();
             let arc = 60.0 * unit();
@@ -556,13 +561,7 @@ mod tests {
     /// offsets) whose every turn is under 90°.
     #[test]
     fn axis_crossings_count_the_turning_number() {
-        let mut x = 0x7f4a_7c15_u32;
-        let mut unit = || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as f32 / u32::MAX as f32
-        };
+        let mut unit = uniform(0x7f4a_7c15_u32);
         let mut seen = std::collections::BTreeSet::new();
         for case in 0..3000 {
             let n = 24 + case % 200;
@@ -610,13 +609,7 @@ mod tests {
     /// half widths from a tenth of the spacing to several spacings.
     #[test]
     fn close_pairs_pass_matches_all_pairs() {
-        let mut x = 0x2545_f491_u32;
-        let mut unit = || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as f32 / u32::MAX as f32
-        };
+        let mut unit = uniform(0x2545_f491_u32);
         let (mut pass, mut fail) = (0, 0);
         for case in 0..4000 {
             let n = 8 + (case / 2) % 120;
