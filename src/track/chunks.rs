@@ -25,6 +25,22 @@ pub fn boxes_len(n: usize) -> usize {
     3 * n.div_ceil(CHUNK)
 }
 
+/// The bounding box `(lo, hi)` of `pts`, NaN coordinates left out (as `f32::min`/`max` do; the
+/// box of no finite point is inverted, `lo = ∞`, `hi = −∞`). One compare-and-select per bound,
+/// a single `minss`/`maxss` on x86, where `f32::min` also tests for NaN: only the sign of a zero
+/// bound can differ from `f32::min`'s, and the box tests compare −0 and +0 equal.
+#[inline(always)]
+fn chunk_box(pts: &[Vec2]) -> (Vec2, Vec2) {
+    let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+    for p in pts {
+        for a in 0..2 {
+            lo[a] = if p[a] < lo[a] { p[a] } else { lo[a] };
+            hi[a] = if p[a] > hi[a] { p[a] } else { hi[a] };
+        }
+    }
+    (lo.into(), hi.into())
+}
+
 /// Whether the box `[blo, bhi]` lies apart from `[alo, ahi]` (strictly, on some axis). NaN
 /// compares false: a NaN box is never apart.
 #[inline(always)]
@@ -50,13 +66,9 @@ pub fn for_close_pairs(
     let n = pts.len();
     let chunks = n.div_ceil(CHUNK);
     for k in 0..chunks {
-        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-        for p in &pts[k * CHUNK..((k + 1) * CHUNK).min(n)] {
-            lo = [lo[0].min(p[0]), lo[1].min(p[1])];
-            hi = [hi[0].max(p[0]), hi[1].max(p[1])];
-        }
-        boxes[2 * k] = lo.into();
-        boxes[2 * k + 1] = hi.into();
+        let (lo, hi) = chunk_box(&pts[k * CHUNK..((k + 1) * CHUNK).min(n)]);
+        boxes[2 * k] = lo;
+        boxes[2 * k + 1] = hi;
     }
     // Chunk b after chunk a holds a pair farther than `min_gap` apart only if its far end is
     // more than `min_gap` past a's start (from `first` on) and, going round the loop the other
@@ -117,13 +129,9 @@ pub fn any_close_pair_fails(
     let chunks = n.div_ceil(CHUNK);
     let (corners, rest) = boxes[..boxes_len(n)].split_at_mut(2 * chunks);
     for k in 0..chunks {
-        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-        for p in &pts[k * CHUNK..((k + 1) * CHUNK).min(n)] {
-            lo = [lo[0].min(p[0]), lo[1].min(p[1])];
-            hi = [hi[0].max(p[0]), hi[1].max(p[1])];
-        }
-        corners[2 * k] = lo.into();
-        corners[2 * k + 1] = hi.into();
+        let (lo, hi) = chunk_box(&pts[k * CHUNK..((k + 1) * CHUNK).min(n)]);
+        corners[2 * k] = lo;
+        corners[2 * k + 1] = hi;
     }
     // Sort keys: the low x as ordered bits (`f32::total_cmp`'s order) above the chunk index.
     let order: &mut [u64] = &mut bytemuck::cast_slice_mut(rest)[..chunks];
