@@ -26,9 +26,9 @@ pub fn boxes_len(n: usize) -> usize {
 }
 
 /// The bounding box `(lo, hi)` of `pts`, NaN coordinates left out (as `f32::min`/`max` do; the
-/// box of no finite point is inverted, `lo = ∞`, `hi = −∞`). One compare-and-select per bound,
-/// a single `minss`/`maxss` on x86, where `f32::min` also tests for NaN: only the sign of a zero
-/// bound can differ from `f32::min`'s, and the box tests compare −0 and +0 equal.
+/// box of no finite point is inverted, `lo = ∞`, `hi = −∞`) by one compare-and-select per bound,
+/// without `f32::min`'s separate NaN test: only the sign of a zero bound can differ from
+/// `f32::min`'s, and the box tests compare −0 and +0 equal.
 #[inline(always)]
 fn chunk_box(pts: &[Vec2]) -> (Vec2, Vec2) {
     let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
@@ -142,14 +142,12 @@ pub fn any_close_pair_fails(
     }
     order.sort_unstable();
     let first = (min_gap + 2).div_ceil(CHUNK).saturating_sub(1);
-    // The chunk pairs (ka, kb), ka ≤ kb, that `for_close_pairs` searches.
+    // The chunk pairs (ka, kb), ka ≤ kb, that `for_close_pairs` searches: `kb < last` there is
+    // `kb < ⌈(n + a_end − 1 − min_gap)⁺ / CHUNK⌉` (and `kb < chunks`, always true here), that
+    // is `CHUNK·kb + 1 < n + a_end − min_gap`, without the division.
     let in_range = |ka: usize, kb: usize| {
         let a_end = ((ka + 1) * CHUNK).min(n);
-        let last = (n + a_end - 1)
-            .saturating_sub(min_gap)
-            .div_ceil(CHUNK)
-            .min(chunks);
-        kb >= ka + first && kb < last
+        kb >= ka + first && CHUNK * kb + 1 < (n + a_end).saturating_sub(min_gap)
     };
     let meet = |ka: usize, kb: usize| {
         let (alo, ahi) = (corners[2 * ka], corners[2 * ka + 1]);
