@@ -126,6 +126,8 @@ pub fn any_close_pair_fails(
     mut ok: impl FnMut(usize, usize) -> bool,
 ) -> bool {
     let n = pts.len();
+    // No pair of `n` points has a cyclic gap past `n / 2`: a larger gap is the same as `n`.
+    let min_gap = min_gap.min(n);
     let chunks = n.div_ceil(CHUNK);
     let (corners, rest) = boxes[..boxes_len(n)].split_at_mut(2 * chunks);
     for k in 0..chunks {
@@ -144,10 +146,10 @@ pub fn any_close_pair_fails(
     let first = (min_gap + 2).div_ceil(CHUNK).saturating_sub(1);
     // The chunk pairs (ka, kb), ka ≤ kb, that `for_close_pairs` searches: `kb < last` there is
     // `kb < ⌈(n + a_end − 1 − min_gap)⁺ / CHUNK⌉` (and `kb < chunks`, always true here), that
-    // is `CHUNK·kb + 1 < n + a_end − min_gap`, without the division.
+    // is `CHUNK·kb + min_gap + 1 < n + a_end`, without the division (no overflow: `min_gap ≤ n`).
     let in_range = |ka: usize, kb: usize| {
         let a_end = ((ka + 1) * CHUNK).min(n);
-        kb >= ka + first && CHUNK * kb + 1 < (n + a_end).saturating_sub(min_gap)
+        kb >= ka + first && CHUNK * kb + min_gap + 1 < n + a_end
     };
     let meet = |ka: usize, kb: usize| {
         let (alo, ahi) = (corners[2 * ka], corners[2 * ka + 1]);
