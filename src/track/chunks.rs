@@ -114,7 +114,8 @@ pub fn for_close_pairs(
 /// The chunk boxes are sorted by their low x; a sweep pairs each box with the boxes after it in
 /// that order until their low x passes its high x by more than `|reach|` plus 8 ε relative
 /// (past that every box is apart from it on x whichever of the two is grown, however the sums
-/// round: a few roundings of ε relative each). Each pair met is put to `for_close_pairs`'s own tests — the chunk-range bound and the
+/// round: a few roundings of ε relative each); boxes that far apart on y are passed over the
+/// same way. Each pair met is put to `for_close_pairs`'s own tests — the chunk-range bound and the
 /// box test with the lower-index chunk grown by `reach` — so the chunk pairs searched, and the
 /// point pairs visited, are the same. Boxes with NaN bounds (and a NaN reach) fall back to the
 /// flat scan's order: they never break the sweep.
@@ -169,12 +170,19 @@ pub fn any_close_pair_fails(
     let slack = reach.abs();
     for (r, &a) in order.iter().enumerate() {
         let a = a as u32 as usize;
-        let hi_x = corners[2 * a + 1][0];
-        let limit = hi_x + slack + (hi_x.abs() + slack) * (8.0 * f32::EPSILON);
+        let (lo_a, hi_a) = (corners[2 * a], corners[2 * a + 1]);
+        let grown = |v: f32| slack + (v.abs() + slack) * (8.0 * f32::EPSILON);
+        let limit = hi_a[0] + grown(hi_a[0]);
+        // The same margin on y, both ways: a box past these is apart from a's on y.
+        let (above, below) = (hi_a[1] + grown(hi_a[1]), lo_a[1] - grown(lo_a[1]));
         for &b in &order[r + 1..] {
             let b = b as u32 as usize;
-            if corners[2 * b][0] > limit {
+            let lo_b = corners[2 * b];
+            if lo_b[0] > limit {
                 break;
+            }
+            if lo_b[1] > above || corners[2 * b + 1][1] < below {
+                continue;
             }
             let (ka, kb) = (a.min(b), a.max(b));
             if in_range(ka, kb) && meet(ka, kb) && !chunk_pairs(n, min_gap, ka, kb, &mut ok) {
