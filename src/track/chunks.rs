@@ -25,6 +25,22 @@ pub fn boxes_len(n: usize) -> usize {
     3 * n.div_ceil(CHUNK)
 }
 
+/// The bounding box `(lo, hi)` of `pts`, NaN coordinates left out (as `f32::min`/`max` do; the
+/// box of no finite point is inverted, `lo = ∞`, `hi = −∞`) by one compare-and-select per bound,
+/// without `f32::min`'s separate NaN test: only the sign of a zero bound can differ from
+/// `f32::min`'s, and the box tests compare −0 and +0 equal.
+#[inline(always)]
+fn chunk_box(pts: &[Vec2]) -> (Vec2, Vec2) {
+    let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
+    for p in pts {
+        for a in 0..2 {
+            lo[a] = if p[a] < lo[a] { p[a] } else { lo[a] };
+            hi[a] = if p[a] > hi[a] { p[a] } else { hi[a] };
+        }
+    }
+    (lo.into(), hi.into())
+}
+
 /// Whether the box `[blo, bhi]` lies apart from `[alo, ahi]` (strictly, on some axis). NaN
 /// compares false: a NaN box is never apart.
 #[inline(always)]
@@ -50,13 +66,9 @@ pub fn for_close_pairs(
     let n = pts.len();
     let chunks = n.div_ceil(CHUNK);
     for k in 0..chunks {
-        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-        for p in &pts[k * CHUNK..((k + 1) * CHUNK).min(n)] {
-            lo = [lo[0].min(p[0]), lo[1].min(p[1])];
-            hi = [hi[0].max(p[0]), hi[1].max(p[1])];
-        }
-        boxes[2 * k] = lo.into();
-        boxes[2 * k + 1] = hi.into();
+        let (lo, hi) = chunk_box(&pts[k * CHUNK..((k + 1) * CHUNK).min(n)]);
+        boxes[2 * k] = lo;
+        boxes[2 * k + 1] = hi;
     }
     // Chunk b after chunk a holds a pair farther than `min_gap` apart only if its far end is
     // more than `min_gap` past a's start (from `first` on) and, going round the loop the other
@@ -102,7 +114,8 @@ pub fn for_close_pairs(
 /// The chunk boxes are sorted by their low x; a sweep pairs each box with the boxes after it in
 /// that order until their low x passes its high x by more than `|reach|` plus 8 ε relative
 /// (past that every box is apart from it on x whichever of the two is grown, however the sums
-/// round: a few roundings of ε relative each). Each pair met is put to `for_close_pairs`'s own tests — the chunk-range bound and the
+/// round: a few roundings of ε relative each); boxes that far apart on y are passed over the
+/// same way. Each pair met is put to `for_close_pairs`'s own tests — the chunk-range bound and the
 /// box test with the lower-index chunk grown by `reach` — so the chunk pairs searched, and the
 /// point pairs visited, are the same. Boxes with NaN bounds (and a NaN reach) fall back to the
 /// flat scan's order: they never break the sweep.
@@ -114,16 +127,14 @@ pub fn any_close_pair_fails(
     mut ok: impl FnMut(usize, usize) -> bool,
 ) -> bool {
     let n = pts.len();
+    // No pair of `n` points has a cyclic gap past `n / 2`: a larger gap is the same as `n`.
+    let min_gap = min_gap.min(n);
     let chunks = n.div_ceil(CHUNK);
     let (corners, rest) = boxes[..boxes_len(n)].split_at_mut(2 * chunks);
     for k in 0..chunks {
-        let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-        for p in &pts[k * CHUNK..((k + 1) * CHUNK).min(n)] {
-            lo = [lo[0].min(p[0]), lo[1].min(p[1])];
-            hi = [hi[0].max(p[0]), hi[1].max(p[1])];
-        }
-        corners[2 * k] = lo.into();
-        corners[2 * k + 1] = hi.into();
+        let (lo, hi) = chunk_box(&pts[k * CHUNK..((k + 1) * CHUNK).min(n)]);
+        corners[2 * k] = lo;
+        corners[2 * k + 1] = hi;
     }
     // Sort keys: the low x as ordered bits (`f32::total_cmp`'s order) above the chunk index.
     let order: &mut [u64] = &mut bytemuck::cast_slice_mut(rest)[..chunks];
@@ -134,14 +145,12 @@ pub fn any_close_pair_fails(
     }
     order.sort_unstable();
     let first = (min_gap + 2).div_ceil(CHUNK).saturating_sub(1);
-    // The chunk pairs (ka, kb), ka ≤ kb, that `for_close_pairs` searches.
+    // The chunk pairs (ka, kb), ka ≤ kb, that `for_close_pairs` searches: `kb < last` there is
+    // `kb < ⌈(n + a_end − 1 − min_gap)⁺ / CHUNK⌉` (and `kb < chunks`, always true here), that
+    // is `CHUNK·kb + min_gap + 1 < n + a_end`, without the division (no overflow: `min_gap ≤ n`).
     let in_range = |ka: usize, kb: usize| {
         let a_end = ((ka + 1) * CHUNK).min(n);
-        let last = (n + a_end - 1)
-            .saturating_sub(min_gap)
-            .div_ceil(CHUNK)
-            .min(chunks);
-        kb >= ka + first && kb < last
+        kb >= ka + first && CHUNK * kb + min_gap + 1 < n + a_end
     };
     let meet = |ka: usize, kb: usize| {
         let (alo, ahi) = (corners[2 * ka], corners[2 * ka + 1]);
@@ -161,12 +170,19 @@ pub fn any_close_pair_fails(
     let slack = reach.abs();
     for (r, &a) in order.iter().enumerate() {
         let a = a as u32 as usize;
-        let hi_x = corners[2 * a + 1][0];
-        let limit = hi_x + slack + (hi_x.abs() + slack) * (8.0 * f32::EPSILON);
+        let (lo_a, hi_a) = (corners[2 * a], corners[2 * a + 1]);
+        let grown = |v: f32| slack + (v.abs() + slack) * (8.0 * f32::EPSILON);
+        let limit = hi_a[0] + grown(hi_a[0]);
+        // The same margin on y, both ways: a box past these is apart from a's on y.
+        let (above, below) = (hi_a[1] + grown(hi_a[1]), lo_a[1] - grown(lo_a[1]));
         for &b in &order[r + 1..] {
             let b = b as u32 as usize;
-            if corners[2 * b][0] > limit {
+            let lo_b = corners[2 * b];
+            if lo_b[0] > limit {
                 break;
+            }
+            if lo_b[1] > above || corners[2 * b + 1][1] < below {
+                continue;
             }
             let (ka, kb) = (a.min(b), a.max(b));
             if in_range(ka, kb) && meet(ka, kb) && !chunk_pairs(n, min_gap, ka, kb, &mut ok) {
