@@ -93,15 +93,8 @@ pub fn for_close_pairs(
             if apart {
                 continue;
             }
-            let b_end = ((kb + 1) * CHUNK).min(n);
-            for i in a_start..a_end {
-                let j_start = if ka == kb { i + 1 } else { kb * CHUNK };
-                for j in j_start..b_end {
-                    let gap = j - i;
-                    if gap.min(n - gap) > min_gap && !visit(i, j) {
-                        return false;
-                    }
-                }
+            if !chunk_pairs(n, min_gap, ka, kb, &mut visit) {
+                return false;
             }
         }
     }
