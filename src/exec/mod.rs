@@ -19,7 +19,7 @@ pub mod kernels;
 pub mod layout;
 pub mod plan;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rayon::prelude::*;
 
@@ -110,23 +110,25 @@ impl Launch {
         });
     }
 
-    /// [`lanes`](Self::lanes) with per-thread scratch: each worker thread makes one `init()` and
-    /// hands it to every lane it runs, so lanes that only need scratch while they run reuse a
-    /// few cache-resident buffers instead of touching one region per env. The scratch must not
-    /// carry anything from lane to lane that changes a result.
+    /// [`lanes`](Self::lanes) with per-thread scratch: each worker thread takes its own set of
+    /// `scratch` for the lanes it runs, so lanes that only need scratch while they run reuse a
+    /// few cache-resident buffers instead of touching one region per env, and nothing is
+    /// allocated while the pass runs. The scratch must not carry anything from lane to lane that
+    /// changes a result.
     pub fn lanes_with_scratch<I, S>(
         &self,
         items: I,
-        init: impl Fn() -> S + Sync + Send,
+        scratch: &ThreadScratch<S>,
         body: impl Fn(&mut S, usize, I::Item) + Sync + Send,
     ) where
         I: IndexedParallelIterator,
+        S: Send,
     {
         self.install(|| {
             items
                 .with_min_len(8)
                 .enumerate()
-                .for_each_init(init, |scratch, (lane, item)| body(scratch, lane, item))
+                .for_each_init(|| scratch.take(), |set, (lane, item)| body(set, lane, item))
         });
     }
 
@@ -175,6 +177,34 @@ impl Launch {
     }
 }
 
+/// Scratch of a pass for every worker thread of a [`Launch`], made once when a pipeline is
+/// built (no allocation inside a stage): one set per thread of the launch's pool, plus one for
+/// a thread outside it.
+///
+/// [`Launch::lanes_with_scratch`] hands each run of consecutive lanes (one rayon leaf job, which
+/// runs on one thread without nesting) the set of the thread it runs on.
+pub struct ThreadScratch<S> {
+    sets: Vec<Mutex<S>>,
+}
+
+impl<S> ThreadScratch<S> {
+    /// One set from `make` per worker thread of `launch`, and one more.
+    pub fn new(launch: &Launch, make: impl Fn() -> S) -> Self {
+        Self {
+            sets: (0..=launch.threads()).map(|_| Mutex::new(make())).collect(),
+        }
+    }
+
+    /// The set of the calling thread (the last set outside the pool). A leaf job holds it until
+    /// its last lane returns; a thread runs one leaf at a time, so the lock is free (a set
+    /// poisoned by a panicking lane is taken as it is: scratch carries nothing between lanes).
+    fn take(&self) -> MutexGuard<'_, S> {
+        let last = self.sets.len() - 1;
+        let slot = rayon::current_thread_index().map_or(last, |i| i.min(last));
+        self.sets[slot].lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,6 +234,23 @@ mod tests {
         assert!(!ran);
         assert!(launch.skip_unless(&[0, 1], || ran = true));
         assert!(ran);
+    }
+
+    #[test]
+    fn lanes_with_scratch_use_one_set_per_thread() {
+        let launch = Launch::with_threads(2).unwrap();
+        let scratch = ThreadScratch::new(&launch, || vec![0u32; 4]);
+        assert_eq!(scratch.sets.len(), 3);
+        let mut out = vec![0u32; 1000];
+        launch.lanes_with_scratch(out.par_iter_mut(), &scratch, |set, lane, v| {
+            set[0] += 1;
+            *v = lane as u32 * 2;
+        });
+        assert!(out.iter().enumerate().all(|(i, &v)| v == i as u32 * 2));
+        // Every lane ran with one of the sets; the thread outside the pool took none.
+        let counts: Vec<u32> = scratch.sets.iter().map(|s| s.lock().unwrap()[0]).collect();
+        assert_eq!(counts.iter().sum::<u32>(), 1000);
+        assert_eq!(counts[2], 0);
     }
 
     #[test]

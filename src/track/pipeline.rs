@@ -22,7 +22,7 @@ use crate::exec::cuda::{CaptureMode, CudaKernels, CudaStream, DeviceBuffer, Grap
 use crate::exec::plan::{
     self, params_bytes, Access, Backend, BufId, BufferSet, CpuPass, DeviceBuffers, Op, Pass, Trace,
 };
-use crate::exec::Launch;
+use crate::exec::{Launch, ThreadScratch};
 use crate::geom::Vec2;
 use crate::preset::{Preset, ZKind};
 use crate::rng::{stream, LaneRng};
@@ -43,6 +43,8 @@ pub struct Pipeline {
     relax: RelaxConsts,
     validity: ValidityConsts,
     scratch: Scratch,
+    /// Per-thread scratch of the CPU's validity and relaxation-check passes.
+    thread_scratch: Arc<ThreadScratches>,
     /// The buffers on the device (the CUDA backend).
     device: Option<DeviceState>,
 }
@@ -133,6 +135,12 @@ impl DeviceState {
     }
 }
 
+/// The per-thread scratch of the CPU passes that need it while a lane runs, sized once.
+struct ThreadScratches {
+    validity: ThreadScratch<ValidityBuffers>,
+    relax: ThreadScratch<Vec<Vec2>>,
+}
+
 /// Per-env scratch buffers, sized once.
 struct Scratch {
     raw: Vec<Vec2>,
@@ -195,6 +203,23 @@ impl Pipeline {
                 .checked_mul(k)
                 .ok_or_else(|| Error::Invalid(format!("n_envs = {n_envs} × {k} {what} overflows")))
         };
+        // The validity kernel's scratch rows (chunk and segment boxes): the CPU pass uses
+        // per-thread sets instead, so a CPU pipeline does not allocate them (at N_max 256 they
+        // are 52 KB per env).
+        let kernel_rows = if matches!(backend, Backend::Cpu(_)) {
+            0
+        } else {
+            n_envs
+        };
+        let per_kernel_env = |k: usize, what: &str| {
+            kernel_rows
+                .checked_mul(k)
+                .ok_or_else(|| Error::Invalid(format!("n_envs = {n_envs} × {k} {what} overflows")))
+        };
+        let thread_scratch = Arc::new(ThreadScratches {
+            validity: ThreadScratch::new(backend.launch(), || ValidityBuffers::new(n_max)),
+            relax: ThreadScratch::new(backend.launch(), || vec![Vec2::ZERO; 2 * n_max]),
+        });
         let scratch = Scratch {
             raw: vec![Vec2::ZERO; per_env(raw_max, "raw points")?],
             raw_count: vec![0; n_envs],
@@ -205,8 +230,8 @@ impl Pipeline {
             z: vec![0.0; per_env(n_max, "heights")?],
             arcs: vec![0.0; per_env(n_max, "arc lengths")?],
             pair: vec![Vec2::ZERO; per_env(2 * n_max, "border points")?],
-            chunk_boxes: vec![Vec2::ZERO; per_env(2 * n_max, "chunk box corners")?],
-            seg_boxes: vec![0.0; per_env(BOX_WORDS * n_max, "segment box words")?],
+            chunk_boxes: vec![Vec2::ZERO; per_kernel_env(2 * n_max, "chunk box corners")?],
+            seg_boxes: vec![0.0; per_kernel_env(BOX_WORDS * n_max, "segment box words")?],
             lattice: vec![0.0; per_env(lattice_len, "lattice words")?],
             active: vec![0; n_envs],
             gen_active: vec![0; n_envs],
@@ -236,6 +261,7 @@ impl Pipeline {
             relax,
             validity,
             scratch,
+            thread_scratch,
             device: None,
         };
         if let Backend::Cuda { kernels, .. } = &pipeline.backend {
@@ -599,6 +625,7 @@ impl Pipeline {
                 n_max: n_max as u32,
                 sweeps,
             });
+            let relax_scratch = self.thread_scratch.clone();
             attempt_body.push(pass(
                 Some("tg_track_relax_check"),
                 "relax check",
@@ -620,10 +647,9 @@ impl Pipeline {
                         s.relax_active.par_iter_mut(),
                         s.active.par_iter(),
                     );
-                    let init = || vec![Vec2::ZERO; 2 * n_max];
                     launch.lanes_with_scratch(
                         lanes.into_par_iter(),
-                        init,
+                        &relax_scratch.relax,
                         |disp, _, (pts, &count, ra, &act)| {
                             let mut scratch = RelaxScratch { disp };
                             *ra = if act != 0 {
@@ -675,6 +701,7 @@ impl Pipeline {
         // Validity; an env that fails stays active for the next attempt.
         let consts = self.validity;
         let max_attempts = t.max_attempts;
+        let thread_scratch = self.thread_scratch.clone();
         attempt_body.push(pass(
             Some("tg_track_validate"),
             "validate",
@@ -709,7 +736,7 @@ impl Pipeline {
                 );
                 launch.lanes_with_scratch(
                     lanes.into_par_iter(),
-                    || ValidityBuffers::new(n_max),
+                    &thread_scratch.validity,
                     |b, _, (pts, &count, act, attempt, ok)| {
                         if *act == 0 {
                             return;
