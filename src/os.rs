@@ -1,6 +1,7 @@
 //! The few operating-system facts the crate asks for, behind safe functions: free space on a
 //! file system (`statvfs`), whether a process exists (`kill(pid, 0)`), and the memory available
-//! to a new allocation (`/proc/meminfo`). Every `unsafe` block of these calls is here, with the
+//! to a new allocation (`/proc/meminfo`), and whether the CPU has the instruction-set extensions
+//! the build was compiled for (`cpuid`, through std). Every `unsafe` block of these calls is here, with the
 //! reason it holds. On platforms without them the answers are `None` (unknown), and callers skip
 //! the checks they feed.
 
@@ -67,6 +68,45 @@ pub fn available_memory() -> Option<u64> {
     Some(kib.saturating_mul(1024))
 }
 
+/// The instruction-set extensions this build was compiled to use (`-C target-cpu`, set for
+/// x86-64 Linux in `.cargo/config.toml`) that the running CPU lacks, by their
+/// `is_x86_feature_detected!` names; empty when it has them all (and off x86-64).
+pub fn missing_cpu_features() -> Vec<&'static str> {
+    #[allow(unused_mut)]
+    let mut missing = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        macro_rules! check {
+            ($($feature:tt),*) => {$(
+                if cfg!(target_feature = $feature) && !std::is_x86_feature_detected!($feature) {
+                    missing.push($feature);
+                }
+            )*};
+        }
+        check!(
+            "sse4.1", "sse4.2", "popcnt", "avx", "avx2", "bmi1", "bmi2", "fma", "lzcnt", "movbe",
+            "f16c"
+        );
+    }
+    missing
+}
+
+/// `Ok` when the running CPU has every instruction-set extension this build uses, else an
+/// [`Error::Invalid`](crate::Error::Invalid) naming the missing ones and how to build for this
+/// CPU. The binary and the Python module call it before anything else runs.
+pub fn check_cpu() -> crate::Result<()> {
+    let missing = missing_cpu_features();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(crate::Error::Invalid(format!(
+        "this build of trackgen uses CPU instructions this machine lacks ({}): it was built for \
+         x86-64-v3 (`.cargo/config.toml`); rebuild for this CPU with \
+         RUSTFLAGS=\"-C target-cpu=native\" (or x86-64 for any x86-64 CPU)",
+        missing.join(", ")
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +119,8 @@ mod tests {
         if cfg!(target_os = "linux") {
             assert!(available_memory().is_some_and(|b| b > 0));
         }
+        // The machine that built the tests runs them: it has what the build uses.
+        assert_eq!(missing_cpu_features(), Vec::<&str>::new());
+        assert!(check_cpu().is_ok());
     }
 }

@@ -157,6 +157,7 @@ fn scene_presets() -> Vec<&'static str> {
 /// The Python module `trackgen._trackgen` (re-exported by the `trackgen` package).
 #[pymodule]
 fn _trackgen(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    trackgen::os::check_cpu().map_err(|e| pyo3::exceptions::PyImportError::new_err(e.to_string()))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<array::Array>()?;
     m.add_class::<Preset>()?;

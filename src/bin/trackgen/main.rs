@@ -128,6 +128,10 @@ fn main() -> ExitCode {
             .unwrap_or_default();
         eprintln!("error: internal error (a trackgen bug, please report it): {message}{at}");
     }));
+    if let Err(e) = trackgen::os::check_cpu() {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
     let cli = Cli::parse();
     remove_temps_on_signals();
     let result = std::panic::catch_unwind(|| match cli.command {
