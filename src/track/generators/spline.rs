@@ -10,7 +10,11 @@
 //! the few hundred resampled ones, with an exact curvature instead of a discrete one; the margin
 //! covers the gap between the two. Measured on 4096 envs of the presets (`examples/first_attempt.rs`),
 //! the share of first attempts that relaxation has to fix falls from 74 % to 0 % (polar), 68 % to
-//! 0.5 % (bezier) and 95 % to 0.05 % (hull).
+//! 0.5 % (bezier) and 95 % to 0.05 % (hull). Their presets therefore run with relaxation off
+//! (`relax.max_windows = 0`): this is a measured rate, not a guarantee (the softening stops after
+//! [`SOFTEN_ROUNDS`] rounds and checks nine parameters per segment, not the resampled curve's
+//! separation), so the rare curve that fails validity is retried on its next stream; over 100k
+//! envs the first attempts pass validity as they are for 100 %, 99.57 % and 99.94 % of envs.
 
 use crate::geom::{bezier_weighted, bezier_weights, Vec2};
 
