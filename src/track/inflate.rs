@@ -29,32 +29,42 @@ pub struct InflateOut<'a> {
 pub fn inflate_lane(pts: &[Vec2], z: &[f32], half_width_m: f32, out: InflateOut<'_>) {
     let n = pts.len();
     let z = &z[..n];
-    let c3 = |i: usize| Vec3::new(pts[i][0], pts[i][1], z[i]);
     let o = orientation(pts) * half_width_m;
+    // Every output sliced to `n` up front, so the loops index without bounds checks.
+    let (center, outer, inner) = (
+        &mut out.center[..n],
+        &mut out.outer[..n],
+        &mut out.inner[..n],
+    );
+    let (tangent, normal, arclen) = (
+        &mut out.tangent[..n],
+        &mut out.normal[..n],
+        &mut out.arclen[..n],
+    );
+    let c3 = |i: usize| Vec3::new(pts[i][0], pts[i][1], z[i]);
+    // Point i, its tangent (the central difference `b − a` over its neighbours, normalized) and
+    // the left horizontal normal: per point, independent of the others.
+    for i in 0..n {
+        let a = c3(if i == 0 { n - 1 } else { i - 1 });
+        let c = c3(i);
+        let b = c3(if i + 1 < n { i + 1 } else { 0 });
+        let t = b - a;
+        let t = t / t.length();
+        let hl = (t.x * t.x + t.y * t.y).sqrt();
+        let nl = Vec3::new(-t.y / hl, t.x / hl, 0.0);
+        center[i] = c;
+        tangent[i] = t;
+        normal[i] = nl;
+        outer[i] = Vec3::new(c.x - o * nl.x, c.y - o * nl.y, c.z);
+        inner[i] = Vec3::new(c.x + o * nl.x, c.y + o * nl.y, c.z);
+    }
+    // The arc lengths: a running sum in index order (the order fixes every partial sum to the
+    // bit), of the same 3D segment lengths `|b − c|`.
     let mut s = 0.0f32;
-    if n > 0 {
-        // The previous, current and next points roll along the loop: each is built once.
-        let (mut a, mut c) = (c3(n - 1), c3(0));
-        let points = out.center[..n].iter_mut().zip(&mut out.tangent[..n]);
-        let normals = out.normal[..n].iter_mut().zip(&mut out.arclen[..n]);
-        let borders = out.outer[..n].iter_mut().zip(&mut out.inner[..n]);
-        for (i, (((center, tangent), (normal, arclen)), (outer, inner))) in
-            points.zip(normals).zip(borders).enumerate()
-        {
-            let b = c3(if i + 1 < n { i + 1 } else { 0 });
-            let t = b - a;
-            let t = t / t.length();
-            let hl = (t.x * t.x + t.y * t.y).sqrt();
-            let nl = Vec3::new(-t.y / hl, t.x / hl, 0.0);
-            *center = c;
-            *tangent = t;
-            *normal = nl;
-            *outer = Vec3::new(c.x - o * nl.x, c.y - o * nl.y, c.z);
-            *inner = Vec3::new(c.x + o * nl.x, c.y + o * nl.y, c.z);
-            *arclen = s;
-            s += (b - c).length();
-            (a, c) = (c, b);
-        }
+    for i in 0..n {
+        arclen[i] = s;
+        let b = if i + 1 < n { center[i + 1] } else { center[0] };
+        s += (b - center[i]).length();
     }
     *out.length = s;
     // Vec3::NAN is three f32 NaNs: filled as floats, the padding takes whole vector stores.
@@ -85,4 +95,91 @@ pub fn fallback_circle(
         *p = Vec2::new(r * c, r * s);
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The former single-pass inflation (previous, current and next point rolled along the
+    /// loop, the arc length summed in the same loop).
+    fn reference(pts: &[Vec2], z: &[f32], hw: f32) -> Vec<[f32; 16]> {
+        let n = pts.len();
+        let c3 = |i: usize| Vec3::new(pts[i][0], pts[i][1], z[i]);
+        let o = orientation(pts) * hw;
+        let mut s = 0.0f32;
+        let mut rows = Vec::new();
+        let (mut a, mut c) = (c3(n - 1), c3(0));
+        for i in 0..n {
+            let b = c3(if i + 1 < n { i + 1 } else { 0 });
+            let t = b - a;
+            let t = t / t.length();
+            let hl = (t.x * t.x + t.y * t.y).sqrt();
+            let nl = Vec3::new(-t.y / hl, t.x / hl, 0.0);
+            let outer = Vec3::new(c.x - o * nl.x, c.y - o * nl.y, c.z);
+            let inner = Vec3::new(c.x + o * nl.x, c.y + o * nl.y, c.z);
+            let mut row = [0.0; 16];
+            for (k, v) in [c, outer, inner, t, nl].iter().enumerate() {
+                row[3 * k..3 * k + 3].copy_from_slice(&v.to_array());
+            }
+            row[15] = s;
+            rows.push(row);
+            s += (b - c).length();
+            (a, c) = (c, b);
+        }
+        rows.push([s; 16]);
+        rows
+    }
+
+    /// `inflate_lane` writes the reference's bits, and NaN past the count.
+    #[test]
+    fn inflation_matches_the_single_pass_reference() {
+        let n_max = 64;
+        for n in [3usize, 4, 17, 64] {
+            let pts: Vec<Vec2> = (0..n)
+                .map(|i| {
+                    let (s, c) = crate::math::sin_cos(crate::math::TAU * i as f32 / n as f32);
+                    let r = 40.0 + 7.0 * ((i * 7919) % 13) as f32;
+                    Vec2::new(r * c - 3.0, 0.5 * r * s + 11.0)
+                })
+                .collect();
+            let z: Vec<f32> = (0..n).map(|i| 0.3 * ((i * 31) % 7) as f32).collect();
+            let mut bufs = vec![vec![Vec3::ZERO; n_max]; 5];
+            let mut arclen = vec![0.0f32; n_max];
+            let mut length = 0.0f32;
+            let [center, outer, inner, tangent, normal] = &mut bufs[..] else {
+                unreachable!()
+            };
+            inflate_lane(
+                &pts,
+                &z,
+                6.0,
+                InflateOut {
+                    center,
+                    outer,
+                    inner,
+                    tangent,
+                    normal,
+                    arclen: &mut arclen,
+                    length: &mut length,
+                },
+            );
+            let want = reference(&pts, &z, 6.0);
+            for (i, row) in want[..n].iter().enumerate() {
+                let mut got = [0.0; 16];
+                for (k, b) in bufs.iter().enumerate() {
+                    got[3 * k..3 * k + 3].copy_from_slice(&b[i].to_array());
+                }
+                got[15] = arclen[i];
+                assert_eq!(
+                    got.map(f32::to_bits),
+                    row.map(f32::to_bits),
+                    "n {n}, point {i}"
+                );
+            }
+            assert_eq!(length.to_bits(), want[n][0].to_bits(), "n {n}");
+            assert!(bufs.iter().all(|b| b[n..].iter().all(|v| v.is_nan())));
+            assert!(arclen[n..].iter().all(|a| a.is_nan()));
+        }
+    }
 }

@@ -11,10 +11,14 @@ pub const MIN_POINTS: usize = 8;
 
 /// Length of the closed polyline `pts`.
 pub fn closed_length(pts: &[Vec2]) -> f32 {
-    let n = pts.len();
+    // The segments in index order, the closing one last: the same sum as `seg_length` over
+    // `0..n`, without a wrap test per point.
     let mut total = 0.0;
-    for i in 0..n {
-        total += seg_length(pts, i);
+    for (&a, &b) in pts.iter().zip(pts.iter().skip(1)) {
+        total += distance(a, b);
+    }
+    if let (Some(&last), Some(&first)) = (pts.last(), pts.first()) {
+        total += distance(last, first);
     }
     total
 }

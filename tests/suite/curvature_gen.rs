@@ -51,6 +51,38 @@ fn softened_generators_rarely_need_relaxation() {
     }
 }
 
+/// The presets of the softened generators run without relaxation (the pipeline plans no
+/// relaxation pass at all): their first attempts pass validity as they are, and the rare one that
+/// does not is retried, so yield stays whole and attempts stay near one.
+#[test]
+fn softened_presets_run_without_relaxation_at_full_yield() {
+    use trackgen::exec::Launch;
+    use trackgen::track::Pipeline;
+    let envs = 4096;
+    for name in ["polar", "bezier", "hull"] {
+        let preset = Preset::load(name).unwrap();
+        assert_eq!(preset.relax.max_windows, 0, "{name}");
+        let mut pipeline = Pipeline::new(&preset, envs, Launch::new()).unwrap();
+        let mut batch = pipeline.new_batch(0).unwrap();
+        pipeline.generate(5, 0, &mut batch).unwrap();
+        let passes = &pipeline.last_trace().cpu_passes;
+        assert!(
+            !passes.keys().any(|k| k.contains("relax")),
+            "{name}: {passes:?}"
+        );
+        let valid = batch.valid.iter().filter(|&&v| v == 1).count();
+        let attempts: u64 = batch.attempts.iter().map(|&a| u64::from(a)).sum();
+        assert!(
+            valid * 1000 >= envs * 999,
+            "{name}: {valid} of {envs} valid"
+        );
+        assert!(
+            attempts * 100 <= envs as u64 * 101,
+            "{name}: {attempts} attempts for {envs} envs"
+        );
+    }
+}
+
 /// The quarter-circle Bézier of radius r with handles k·r: at its ends the curvature is
 /// (2/3)·(1 − k)/(k²·r) in closed form.
 #[test]

@@ -10,8 +10,8 @@ use bytemuck::{Pod, Zeroable};
 use super::spline::{soften_closed, SOFTEN_MARGIN, SOFTEN_ROUNDS};
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
-use crate::geom::bezier;
 use crate::geom::Vec2;
+use crate::geom::{bezier_weighted, bezier_weights};
 use crate::math::{sin_cos, TAU};
 use crate::rng::LaneRng;
 
@@ -84,13 +84,17 @@ impl Stage for Bezier {
         let handles: &[f32] = handles;
         let segment = |pts: &[Vec2], i: usize| segment(pts, handles, i);
         soften_closed(pts, self.max_curvature(), SOFTEN_ROUNDS, segment);
+        // `bezier(a, b, c, d, t)` is `bezier_weighted` of the weights of `t`: computed once per
+        // parameter instead of once per sample, the same bits.
+        let weights: [[f32; 4]; SAMPLES] =
+            std::array::from_fn(|k| bezier_weights(k as f32 / SAMPLES as f32));
         let mut written = 0;
         for i in 0..n {
-            let [a, b, c, d] = segment(pts, i);
-            for k in 0..SAMPLES {
-                out[written] = bezier(a, b, c, d, k as f32 / SAMPLES as f32);
-                written += 1;
+            let seg = segment(pts, i);
+            for (o, w) in out[written..written + SAMPLES].iter_mut().zip(&weights) {
+                *o = bezier_weighted(seg, *w);
             }
+            written += SAMPLES;
         }
         written
     }
@@ -114,16 +118,19 @@ impl Stage for Bezier {
 /// handles follow the neighbour chords, `handles[i]` and `handles[i + 1]` of the segment long.
 fn segment(pts: &[Vec2], handles: &[f32], i: usize) -> [Vec2; 4] {
     let n = pts.len();
-    let prev = pts[(i + n - 1) % n];
+    // Neighbours by compare-and-wrap (callers pass i < n; others are reduced once).
+    let i = if i < n { i } else { i % n };
+    let wrap = |j: usize| if j < n { j } else { j - n };
+    let prev = pts[if i == 0 { n - 1 } else { i - 1 }];
     let a = pts[i];
-    let d = pts[(i + 1) % n];
-    let next = pts[(i + 2) % n];
+    let d = pts[wrap(i + 1)];
+    let next = pts[wrap(i + 2)];
     let seg = [d[0] - a[0], d[1] - a[1]];
     let seg_len = (seg[0] * seg[0] + seg[1] * seg[1]).sqrt();
     let ta = unit(Vec2::new(d[0] - prev[0], d[1] - prev[1]));
     let td = unit(Vec2::new(next[0] - a[0], next[1] - a[1]));
     let ha = handles[i] * seg_len;
-    let hd = handles[(i + 1) % n] * seg_len;
+    let hd = handles[wrap(i + 1)] * seg_len;
     let b = Vec2::new(a[0] + ta[0] * ha, a[1] + ta[1] * ha);
     let c = Vec2::new(d[0] - td[0] * hd, d[1] - td[1] * hd);
     [a, b, c, d]

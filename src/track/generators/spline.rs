@@ -10,7 +10,11 @@
 //! the few hundred resampled ones, with an exact curvature instead of a discrete one; the margin
 //! covers the gap between the two. Measured on 4096 envs of the presets (`examples/first_attempt.rs`),
 //! the share of first attempts that relaxation has to fix falls from 74 % to 0 % (polar), 68 % to
-//! 0.5 % (bezier) and 95 % to 0.05 % (hull).
+//! 0.5 % (bezier) and 95 % to 0.05 % (hull). Their presets therefore run with relaxation off
+//! (`relax.max_windows = 0`): this is a measured rate, not a guarantee (the softening stops after
+//! [`SOFTEN_ROUNDS`] rounds and checks nine parameters per segment, not the resampled curve's
+//! separation), so the rare curve that fails validity is retried on its next stream; over 100k
+//! envs the first attempts pass validity as they are for 100 %, 99.57 % and 99.94 % of envs.
 
 use crate::geom::{bezier_weighted, bezier_weights, Vec2};
 
@@ -61,10 +65,13 @@ const SOFTEN_T: [f32; 9] = [0.0, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.
 /// samples.
 pub fn catmull_rom_segment(ctrl: &[Vec2], i: usize) -> [Vec2; 4] {
     let n = ctrl.len();
-    let p0 = ctrl[(i + n - 1) % n];
+    // The neighbours' indices by compare-and-wrap (callers pass i < n; others are reduced once).
+    let i = if i < n { i } else { i % n };
+    let wrap = |j: usize| if j < n { j } else { j - n };
+    let p0 = ctrl[if i == 0 { n - 1 } else { i - 1 }];
     let p1 = ctrl[i];
-    let p2 = ctrl[(i + 1) % n];
-    let p3 = ctrl[(i + 2) % n];
+    let p2 = ctrl[wrap(i + 1)];
+    let p3 = ctrl[wrap(i + 2)];
     [p1, p1 + (p2 - p0) / 6.0, p2 - (p3 - p1) / 6.0, p2]
 }
 
@@ -120,6 +127,36 @@ impl SegmentDiffs {
         let rhs = k9 * (uu * uu * uu);
         !(lhs <= rhs && uu > 0.0)
     }
+
+    /// Whether [`exceeds`](Self::exceeds) holds at any of four parameters, their weights given
+    /// component by component (`w[c][j]` is component `c` of parameter `j`): the same operations
+    /// on the same values as four calls, written lane by lane so that they compile to 4-wide
+    /// vector arithmetic.
+    #[inline(always)]
+    fn exceeds4(&self, w: &[[f32; 4]; 5], k9: f32) -> bool {
+        let lanes = |f: &dyn Fn(usize) -> f32| -> [f32; 4] { [f(0), f(1), f(2), f(3)] };
+        let [ss, ts2, tt, s, t] = w;
+        let ux = lanes(&|j| self.d1[0] * ss[j] + self.d2[0] * ts2[j] + self.d3[0] * tt[j]);
+        let uy = lanes(&|j| self.d1[1] * ss[j] + self.d2[1] * ts2[j] + self.d3[1] * tt[j]);
+        let vx = lanes(&|j| self.d21[0] * s[j] + self.d32[0] * t[j]);
+        let vy = lanes(&|j| self.d21[1] * s[j] + self.d32[1] * t[j]);
+        let cross = lanes(&|j| ux[j] * vy[j] - uy[j] * vx[j]);
+        let uu = lanes(&|j| ux[j] * ux[j] + uy[j] * uy[j]);
+        let lhs = lanes(&|j| 4.0 * cross[j] * cross[j]);
+        let rhs = lanes(&|j| k9 * (uu[j] * uu[j] * uu[j]));
+        let mut hit = false;
+        for j in 0..4 {
+            hit |= !((lhs[j] <= rhs[j]) & (uu[j] > 0.0));
+        }
+        hit
+    }
+}
+
+/// The weights of [`curvature_weights`] at four parameters, component by component (the layout
+/// [`SegmentDiffs::exceeds4`] reads).
+fn curvature_weights4(ts: [f32; 4]) -> [[f32; 4]; 5] {
+    let w = ts.map(curvature_weights);
+    std::array::from_fn(|c| w.map(|w| w[c]))
 }
 
 /// Softens the closed control polygon `ctrl` in place until the closed cubic spline whose segment
@@ -148,9 +185,11 @@ pub fn soften_closed(
     if n < 3 {
         return 0;
     }
-    let weights = SOFTEN_T.map(curvature_weights);
-    // t ≤ ½ charges a segment's start point, t ≥ ½ its end point.
-    let (first_half, second_half) = (&weights[..5], &weights[4..]);
+    // t ≤ ½ charges a segment's start point, t ≥ ½ its end point: each half is four parameters
+    // tested four at a time, and t = ½.
+    let first4 = curvature_weights4([SOFTEN_T[0], SOFTEN_T[1], SOFTEN_T[2], SOFTEN_T[3]]);
+    let second4 = curvature_weights4([SOFTEN_T[5], SOFTEN_T[6], SOFTEN_T[7], SOFTEN_T[8]]);
+    let middle = curvature_weights(SOFTEN_T[4]);
     let k9 = 9.0 * max_curvature * max_curvature;
     let prev = |i: usize| if i == 0 { n - 1 } else { i - 1 };
     let next = |i: usize| if i + 1 < n { i + 1 } else { 0 };
@@ -169,8 +208,10 @@ pub fn soften_closed(
             }
             let before_i = before.unwrap_or_else(|| SegmentDiffs::of(segment(ctrl, prev(i))));
             let after = SegmentDiffs::of(segment(ctrl, i));
-            let charged = first_half.iter().any(|&w| after.exceeds(w, k9))
-                || second_half.iter().any(|&w| before_i.exceeds(w, k9));
+            let charged = after.exceeds4(&first4, k9)
+                || after.exceeds(middle, k9)
+                || before_i.exceeds(middle, k9)
+                || before_i.exceeds4(&second4, k9);
             before = Some(after);
             if !charged {
                 if remember {
@@ -200,4 +241,83 @@ pub fn soften_closed(
         moved_rounds += 1;
     }
     moved_rounds
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A xorshift stream of floats in `[0, 1)`.
+    fn units(mut x: u32) -> impl FnMut() -> f32 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x >> 8) as f32 / 16_777_216.0
+        }
+    }
+
+    /// The former softening, which evaluated every segment at every parameter in every round.
+    fn soften_reference(ctrl: &mut [Vec2], max_curvature: f32, rounds: usize) -> usize {
+        let n = ctrl.len();
+        let mut moved_rounds = 0;
+        for _ in 0..rounds {
+            let mut moved = false;
+            for i in 0..n {
+                let before = catmull_rom_segment(ctrl, (i + n - 1) % n);
+                let after = catmull_rom_segment(ctrl, i);
+                let charged = SOFTEN_T.iter().any(|&t| {
+                    (t >= 0.5 && bezier_curvature_exceeds(before, t, max_curvature))
+                        || (t <= 0.5 && bezier_curvature_exceeds(after, t, max_curvature))
+                });
+                if charged {
+                    let (a, b, p) = (ctrl[(i + n - 1) % n], ctrl[(i + 1) % n], ctrl[i]);
+                    let mid = Vec2::new(0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]));
+                    ctrl[i] = Vec2::new(
+                        p[0] + SOFTEN_GAIN * (mid[0] - p[0]),
+                        p[1] + SOFTEN_GAIN * (mid[1] - p[1]),
+                    );
+                    moved = true;
+                }
+            }
+            if !moved {
+                break;
+            }
+            moved_rounds += 1;
+        }
+        moved_rounds
+    }
+
+    /// `soften_closed` moves the same points to the same bits as the reference, on jittered
+    /// polar polygons from gentle to spiky.
+    #[test]
+    fn soften_matches_the_reference() {
+        let mut unit = units(0x9e37_79b9);
+        let mut moved = 0;
+        for case in 0..2000 {
+            let n = 4 + case % 40;
+            let jitter = 0.9 * unit();
+            let ctrl: Vec<Vec2> = (0..n)
+                .map(|i| {
+                    let angle = (i as f32 + 0.4 * (unit() - 0.5)) * crate::math::TAU / n as f32;
+                    let r = 120.0 * (1.0 + jitter * (unit() - 0.5));
+                    let (s, c) = crate::math::sin_cos(angle);
+                    Vec2::new(r * c, r * s)
+                })
+                .collect();
+            let k = 1.0 / (1.15 * 12.0);
+            let (mut got, mut want) = (ctrl.clone(), ctrl);
+            let rounds = soften_closed(&mut got, k, SOFTEN_ROUNDS, catmull_rom_segment);
+            let rounds_want = soften_reference(&mut want, k, SOFTEN_ROUNDS);
+            assert_eq!(rounds, rounds_want, "case {case}");
+            let bits = |p: &[Vec2]| {
+                p.iter()
+                    .map(|q| q.to_array().map(f32::to_bits))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&got), bits(&want), "case {case}");
+            moved += usize::from(rounds > 0);
+        }
+        assert!(moved > 100, "{moved} cases moved a point");
+    }
 }
