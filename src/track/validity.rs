@@ -112,7 +112,7 @@ pub fn orientation(pts: &[Vec2]) -> f32 {
 /// length, the spacing bounds and the signed area (summed in [`signed_area2`]'s order), the
 /// turn at `p` is checked, and the chord `b − a` gives the left normal ([`left_normal`]'s
 /// central difference). Each quantity is rounded exactly as the separate functions round it
-/// (see [`turn_exceeds`]), so the verdict is theirs.
+/// (see `turn_exceeds`), so the verdict is theirs.
 pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> bool {
     let n = pts.len();
     if n < super::resample::MIN_POINTS {
@@ -268,7 +268,7 @@ impl Thickness<'_> {
 
 /// Words of box scratch per point of the centerline: 4 (`lo.x`, `lo.y`, `hi.x`, `hi.y`) for
 /// each of the 3 polylines (centre, outer border, inner border) per segment (12), then the same
-/// per block of [`BLOCK`] segments (`12·⌈n / 2⌉ ≤ 6·n + 6` words, within `7·n` for the
+/// per block of two segments (`12·⌈n / 2⌉ ≤ 6·n + 6` words, within `7·n` for the
 /// `n ≥ MIN_POINTS` the check looks at).
 pub const BOX_WORDS: usize = 19;
 
