@@ -15,10 +15,11 @@
 //!
 //! Conditions 5–7 test every pair an all-pairs scan would, at about the cost of a few passes over
 //! the points: pairs a few points apart along the curve are tested in full, a whole gap at a
-//! time over arrays of segment boxes; farther pairs only where their points lie within a
-//! written bound of each other, found by the chunk search (`chunks`). The bound, and why no
-//! failing pair escapes it, is in `close_pairs_pass`'s doc; a unit test compares the verdict
-//! with the all-pairs scan on loops that cross, pinch and fold.
+//! time over arrays of segment boxes, or of boxes of blocks of two segments that stand for
+//! every pair of their segments (`near_blocks_cross`); farther pairs only where their points
+//! lie within a written bound of each other, found by the chunk search (`chunks`). The bound,
+//! and why no failing pair escapes it, is in `close_pairs_pass`'s doc; unit tests compare the
+//! verdict with the all-pairs scan on loops that cross, pinch, fold and zig-zag.
 
 use super::chunks::{any_close_pair_fails, CHUNK};
 use super::geometry::{curvature_exceeds, dist, dist2, segments_intersect, signed_area2};
@@ -42,7 +43,7 @@ pub struct ValidityScratch<'a> {
     pub arclen: &'a mut [f32],
     /// Outer then inner border points (`2·n`).
     pub border: &'a mut [Vec2],
-    /// Segment boxes of the centre and both borders ([`BOX_WORDS`]` · n`).
+    /// Segment and block boxes of the centre and both borders ([`BOX_WORDS`]` · n`).
     pub seg_boxes: &'a mut [f32],
     /// Chunk boxes of the far-pair search ([`boxes_len`](super::chunks::boxes_len)`(n)`, at
     /// most `n`).
@@ -105,63 +106,91 @@ pub fn orientation(pts: &[Vec2]) -> f32 {
 }
 
 /// Whether the closed centerline `pts` makes a valid track (see the module doc).
+///
+/// One walk over the points gathers what conditions 1–4 need and the border offsets: at point
+/// `i`, with `a`, `p`, `b` the points `i − 1`, `i`, `i + 1`, the segment `p → b` gives the arc
+/// length, the spacing bounds and the signed area (summed in [`signed_area2`]'s order), the
+/// turn at `p` is checked, and the chord `b − a` gives the left normal ([`left_normal`]'s
+/// central difference). Each quantity is rounded exactly as the separate functions round it
+/// (see `turn_exceeds`), so the verdict is theirs.
 pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> bool {
     let n = pts.len();
-    if n < super::resample::MIN_POINTS || !pts.iter().all(|p| p[0].is_finite() && p[1].is_finite())
-    {
+    if n < super::resample::MIN_POINTS {
         return false;
     }
-    // 2. closed, even spacing; arc lengths for 5.
+    let max_curvature = 1.0 / ((1.0 - SLACK) * c.min_turn_radius_m);
+    let k2 = max_curvature * max_curvature;
+    let hw = c.half_width_m;
     let arclen = &mut s.arclen[..n];
+    let border = &mut s.border[..2 * n];
+    let mut finite = true;
     let mut total = 0.0f32;
     let mut shortest = f32::INFINITY;
     let mut longest_centre = 0.0f32;
-    for i in 0..n {
-        arclen[i] = total;
-        let l = dist(pts[i], if i + 1 < n { pts[i + 1] } else { pts[0] });
-        shortest = shortest.min(l);
-        longest_centre = longest_centre.max(l);
-        total += l;
-    }
-    let mean = total / n as f32;
-    if !(shortest >= 0.2 * mean && longest_centre <= 2.5 * mean) {
-        return false;
-    }
-    // 3. turning number and 4. turns. Every turn complies only if it is under 90° (`dot > 0`),
-    // and then the exterior angles (each in (−π/2, π/2)) sum to exactly 2π times the winding of
-    // the segment directions about the origin: the signed count of their crossings of the +x
-    // axis, a crossing's sense being the turn's (the sign of `cross`). The count is exact where
-    // a sum of angles rounds (within 0.05 rad of ±2π is the same verdict: n ≤ 4096 roundings of
-    // ~10⁻⁷ rad each).
+    let mut area2 = 0.0f32;
+    // 3. turning number: every turn complies only if it is under 90° (`dot > 0`), and then the
+    // exterior angles (each in (−π/2, π/2)) sum to exactly 2π times the winding of the segment
+    // directions about the origin: the signed count of their crossings of the +x axis, a
+    // crossing's sense being the turn's (the sign of `cross`). The count is exact where a sum of
+    // angles rounds (within 0.05 rad of ±2π is the same verdict: n ≤ 4096 roundings of ~10⁻⁷
+    // rad each).
     let mut winding = 0i32;
-    let max_curvature = 1.0 / ((1.0 - SLACK) * c.min_turn_radius_m);
-    let hw = c.half_width_m;
     let mut a = pts[n - 1];
     for i in 0..n {
         let p = pts[i];
         let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
+        finite &= p[0].is_finite() & p[1].is_finite();
+        // 2. closed, even spacing; arc lengths for 5.
+        arclen[i] = total;
+        let l = dist(p, b);
+        shortest = shortest.min(l);
+        longest_centre = longest_centre.max(l);
+        total += l;
+        area2 += p[0] * b[1] - b[0] * p[1];
+        // 4. the turn at p.
         let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
         let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+        let (wx, wy) = (b[0] - a[0], b[1] - a[1]);
         let (cross, dot) = (ux * vy - uy * vx, ux * vx + uy * vy);
         winding += axis_crossing(uy, vy, cross);
-        if !turn_complies(a, p, b, dot, max_curvature) {
+        let (u2, v2, w2) = (ux * ux + uy * uy, vx * vx + vy * vy, wx * wx + wy * wy);
+        let complies = dot > 0.0 && !turn_exceeds(ux, uy, wx, wy, u2, v2, w2, k2);
+        if !complies {
             return false;
         }
+        // The border offset `hw · left normal` (the sign of the side comes below).
+        let len = w2.sqrt();
+        let nl = if len > 0.0 {
+            Vec2::new(-wy / len, wx / len)
+        } else {
+            Vec2::new(0.0, 0.0)
+        };
+        border[n + i] = Vec2::new(hw * nl[0], hw * nl[1]);
         a = p;
     }
-    if winding.abs() != 1 {
+    let mean = total / n as f32;
+    if !(finite && shortest >= 0.2 * mean && longest_centre <= 2.5 * mean) || winding.abs() != 1 {
         return false;
     }
     // 5. thickness, 6. the centerline simple, 7. both borders simple and disjoint. Every pair
-    // that can fail is tested; which pairs those are is argued in `close_pairs_pass`.
-    let sigma = orientation(pts);
-    let border = &mut s.border[..2 * n];
-    for i in 0..n {
-        let nl = left_normal(pts, i);
-        let p = pts[i];
-        border[i] = Vec2::new(p[0] - sigma * hw * nl[0], p[1] - sigma * hw * nl[1]);
-        border[n + i] = Vec2::new(p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]);
+    // that can fail is tested; which pairs those are is argued in `close_pairs_pass`. The
+    // outer border is `p − σ·hw·normal`, the inner `p + σ·hw·normal` (`σ` the orientation):
+    // `σ·hw·x` is `±(hw·x)` exactly.
+    let (outer, inner) = border.split_at_mut(n);
+    if area2 >= 0.0 {
+        for ((o, i), &p) in outer.iter_mut().zip(inner.iter_mut()).zip(pts) {
+            let h = *i;
+            *o = Vec2::new(p[0] - h[0], p[1] - h[1]);
+            *i = Vec2::new(p[0] + h[0], p[1] + h[1]);
+        }
+    } else {
+        for ((o, i), &p) in outer.iter_mut().zip(inner.iter_mut()).zip(pts) {
+            let h = *i;
+            *o = Vec2::new(p[0] + h[0], p[1] + h[1]);
+            *i = Vec2::new(p[0] - h[0], p[1] - h[1]);
+        }
     }
+    let border = &*border;
     let thickness = Thickness {
         arclen,
         total,
@@ -177,13 +206,30 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
     close_pairs_pass(pts, border, hw, &thickness, s.seg_boxes, s.chunk_boxes)
 }
 
+/// [`curvature_exceeds`]`(a, p, b, k)` from the differences `u = p − a`, `w = b − a` and the
+/// squared lengths `u2 = |p − a|²`, `v2 = |b − p|²`, `w2 = |b − a|²` (`k2 = k·k`), rounded
+/// the same way: its cross product is `u × w`, and its `dist2(a, p)`, `dist2(b, a)` are `u2`,
+/// `w2` exactly (a difference negated is the negated difference, and squares drop the sign).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn turn_exceeds(ux: f32, uy: f32, wx: f32, wy: f32, u2: f32, v2: f32, w2: f32, k2: f32) -> bool {
+    let cross = ux * wy - uy * wx;
+    let lhs = 4.0 * cross * cross;
+    let rhs = k2 * (u2 * v2 * w2);
+    // NaN compares unordered: treat it as exceeding.
+    !matches!(
+        lhs.partial_cmp(&rhs),
+        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+    )
+}
+
 /// The signed crossing of the +x axis by a turn under 90° from direction `(·, uy)` to `(·, vy)`
 /// (`cross` their cross product): +1 counter-clockwise from below the axis to on or above it, −1
 /// clockwise back, 0 otherwise (the turns that cross the −x axis included).
 #[inline(always)]
 fn axis_crossing(uy: f32, vy: f32, cross: f32) -> i32 {
-    i32::from(uy < 0.0 && vy >= 0.0 && cross > 0.0)
-        - i32::from(uy >= 0.0 && vy < 0.0 && cross < 0.0)
+    i32::from((uy < 0.0) & (vy >= 0.0) & (cross > 0.0))
+        - i32::from((uy >= 0.0) & (vy < 0.0) & (cross < 0.0))
 }
 
 /// The thickness test's constants (condition 5): pairs at cyclic index gap > `min_gap` fail when
@@ -220,9 +266,21 @@ impl Thickness<'_> {
     }
 }
 
-/// Words of segment boxes per point of the centerline: 4 (`lo.x`, `lo.y`, `hi.x`, `hi.y`) for
-/// each of the 3 polylines (centre, outer border, inner border).
-pub const BOX_WORDS: usize = 12;
+/// Words of box scratch per point of the centerline: 4 (`lo.x`, `lo.y`, `hi.x`, `hi.y`) for
+/// each of the 3 polylines (centre, outer border, inner border) per segment (12), then the same
+/// per block of two segments (`12·⌈n / 2⌉ ≤ 6·n + 6` words, within `7·n` for the
+/// `n ≥ MIN_POINTS` the check looks at).
+pub const BOX_WORDS: usize = 19;
+
+/// Consecutive segments per block of the near-gap passes: block `j` holds segments `2j` and
+/// `2j + 1` (the last block of an odd `n` only segment `n − 1`).
+const BLOCK: usize = 2;
+
+/// Blocks of a closed polyline of `n` segments.
+#[inline]
+fn blocks_of(n: usize) -> usize {
+    n.div_ceil(BLOCK)
+}
 
 /// The axis-aligned boxes of the `n` segments of one closed polyline, one array per bound
 /// (segment `k` joins point `k` to point `k + 1 mod n`).
@@ -235,7 +293,8 @@ struct SegBoxes<'a> {
 }
 
 impl<'a> SegBoxes<'a> {
-    /// The boxes of polyline `q` (0 centre, 1 outer, 2 inner) of `n` points in `words`.
+    /// The boxes of polyline `q` (0 centre, 1 outer, 2 inner) of `n` points (or blocks) in
+    /// `words`.
     fn of(words: &'a [f32], q: usize, n: usize) -> Self {
         let b = &words[4 * q * n..4 * (q + 1) * n];
         let (lo_x, b) = b.split_at(n);
@@ -269,19 +328,80 @@ fn segment_boxes(pts: &[Vec2], words: &mut [f32]) -> f32 {
     let (lo_x, rest) = words[..4 * n].split_at_mut(n);
     let (lo_y, rest) = rest.split_at_mut(n);
     let (hi_x, hi_y) = rest.split_at_mut(n);
-    let mut longest2 = 0.0f32;
-    for k in 0..n {
-        let (a, b) = (pts[k], if k + 1 < n { pts[k + 1] } else { pts[0] });
+    let mut put = |k: usize, a: Vec2, b: Vec2| {
         // Finite points: plain comparisons give `f32::min`/`max`'s values (±0 compare equal).
         let ((lx, hx), (ly, hy)) = (order(a[0], b[0]), order(a[1], b[1]));
         (lo_x[k], lo_y[k], hi_x[k], hi_y[k]) = (lx, ly, hx, hy);
         let (dx, dy) = (hx - lx, hy - ly);
-        let l2 = dx * dx + dy * dy;
-        if l2 > longest2 {
-            longest2 = l2;
-        }
+        dx * dx + dy * dy
+    };
+    // The closing segment last: the others without a wrap, so the loop runs several at a time.
+    let pts = &pts[..n];
+    let mut longest2 = 0.0f32;
+    for k in 0..n - 1 {
+        let l2 = put(k, pts[k], pts[k + 1]);
+        longest2 = if l2 > longest2 { l2 } else { longest2 };
     }
-    longest2
+    let l2 = put(n - 1, pts[n - 1], pts[0]);
+    if l2 > longest2 {
+        l2
+    } else {
+        longest2
+    }
+}
+
+/// Writes the boxes of the blocks of [`BLOCK`] consecutive segments of `seg` (`n` boxes) into
+/// `words` (`4·⌈n / 2⌉`, laid out as [`segment_boxes`]'s): each the union of its segments' boxes,
+/// so a block box apart from another (strictly, on an axis) has every one of its segment boxes
+/// apart from every one of the other's.
+fn block_boxes(seg: SegBoxes<'_>, words: &mut [f32]) {
+    let n = seg.lo_x.len();
+    let nb = blocks_of(n);
+    let (lo_x, rest) = words[..4 * nb].split_at_mut(nb);
+    let (lo_y, rest) = rest.split_at_mut(nb);
+    let (hi_x, hi_y) = rest.split_at_mut(nb);
+    let pairs = n / BLOCK;
+    // One bound at a time, so each loop runs several blocks at a time.
+    for (o, c) in lo_x[..pairs].iter_mut().zip(seg.lo_x.chunks_exact(BLOCK)) {
+        *o = lesser(c[0], c[1]);
+    }
+    for (o, c) in lo_y[..pairs].iter_mut().zip(seg.lo_y.chunks_exact(BLOCK)) {
+        *o = lesser(c[0], c[1]);
+    }
+    for (o, c) in hi_x[..pairs].iter_mut().zip(seg.hi_x.chunks_exact(BLOCK)) {
+        *o = greater(c[0], c[1]);
+    }
+    for (o, c) in hi_y[..pairs].iter_mut().zip(seg.hi_y.chunks_exact(BLOCK)) {
+        *o = greater(c[0], c[1]);
+    }
+    if pairs < nb {
+        (lo_x[pairs], lo_y[pairs], hi_x[pairs], hi_y[pairs]) = (
+            seg.lo_x[n - 1],
+            seg.lo_y[n - 1],
+            seg.hi_x[n - 1],
+            seg.hi_y[n - 1],
+        );
+    }
+}
+
+/// The lesser of two finite numbers.
+#[inline(always)]
+fn lesser(a: f32, b: f32) -> f32 {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// The greater of two finite numbers.
+#[inline(always)]
+fn greater(a: f32, b: f32) -> f32 {
+    if b > a {
+        b
+    } else {
+        a
+    }
 }
 
 /// `(min, max)` of two finite numbers.
@@ -315,8 +435,34 @@ fn some_boxes_meet(a: SegBoxes<'_>, b: SegBoxes<'_>) -> bool {
 /// inner 2; consecutive segments excepted) and the outer border with the inner.
 const POLYLINE_PAIRS: [(usize, usize); 5] = [(0, 0), (1, 1), (2, 2), (1, 2), (2, 1)];
 
+/// Whether box `t` of `a` meets box `t` of `b` (not strictly apart on either axis).
+#[inline(always)]
+fn boxes_meet_at(a: SegBoxes<'_>, b: SegBoxes<'_>, t: usize) -> bool {
+    a.hi_x[t] >= b.lo_x[t]
+        && b.hi_x[t] >= a.lo_x[t]
+        && a.hi_y[t] >= b.lo_y[t]
+        && b.hi_y[t] >= a.lo_y[t]
+}
+
+/// Whether `hit(t)` holds for some `t` where box `t` of `a` meets box `t` of `b` (equal
+/// lengths): all boxes first, branch-free, then, if some meet, those one by one.
+#[inline(always)]
+fn some_meeting(a: SegBoxes<'_>, b: SegBoxes<'_>, hit: impl FnMut(usize) -> bool) -> bool {
+    some_boxes_meet(a, b) && meeting_one_by_one(a, b, hit)
+}
+
+/// [`some_meeting`] one box at a time: for the few pairs across the wrap of a shift.
+#[inline(always)]
+fn meeting_one_by_one(
+    a: SegBoxes<'_>,
+    b: SegBoxes<'_>,
+    mut hit: impl FnMut(usize) -> bool,
+) -> bool {
+    (0..a.lo_x.len()).any(|t| boxes_meet_at(a, b, t) && hit(t))
+}
+
 /// Whether segment `k` of `a` meets segment `(k + g) mod n` of `b` for some `k` (`g < n`): the
-/// boxes first, branch-free, then the exact test only where some pair of boxes meets.
+/// boxes first, branch-free, then the exact test where a pair of boxes meets.
 fn crossing_at_shift(
     a: &[Vec2],
     a_boxes: SegBoxes<'_>,
@@ -325,19 +471,64 @@ fn crossing_at_shift(
     g: usize,
 ) -> bool {
     let n = a.len();
-    let meet = some_boxes_meet(a_boxes.range(0..n - g), b_boxes.range(g..n))
-        || some_boxes_meet(a_boxes.range(n - g..n), b_boxes.range(0..g));
-    meet && (0..n).any(|k| {
-        let m = (k + g) % n;
-        segments_intersect(a[k], a[(k + 1) % n], b[m], b[(m + 1) % n])
-    })
+    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    let test = |k: usize| {
+        let m = if k + g < n { k + g } else { k + g - n };
+        segments_intersect(a[k], a[next(k)], b[m], b[next(m)])
+    };
+    // The pairs across the wrap one by one when few.
+    let wrap = |t: usize| test(n - g + t);
+    let (a_wrap, b_wrap) = (a_boxes.range(n - g..n), b_boxes.range(0..g));
+    some_meeting(a_boxes.range(0..n - g), b_boxes.range(g..n), test)
+        || if 2 * g <= n {
+            meeting_one_by_one(a_wrap, b_wrap, wrap)
+        } else {
+            some_meeting(a_wrap, b_wrap, wrap)
+        }
+}
+
+/// Whether `cross(k, m)` holds for a segment `k` of `a` in block `j` and a segment `m` of `b`
+/// in block `(j + d) mod nb`, for some `j` whose block boxes meet (`d < nb`; `a_blocks`,
+/// `b_blocks` the `nb` block boxes of two polylines of `n` segments). With `same` (`a` is
+/// `b`), segments at cyclic gap ≤ 1 are not pairs. The block boxes first, branch-free, then,
+/// in the blocks whose boxes meet, every pair of their segments.
+fn block_crossing(
+    n: usize,
+    a_blocks: SegBoxes<'_>,
+    b_blocks: SegBoxes<'_>,
+    d: usize,
+    same: bool,
+    cross: &mut impl FnMut(usize, usize) -> bool,
+) -> bool {
+    let nb = a_blocks.lo_x.len();
+    let mut descend = |ja: usize| {
+        let jb = if ja + d < nb { ja + d } else { ja + d - nb };
+        let (ka, kb) = (BLOCK * ja, BLOCK * jb);
+        (ka..(ka + BLOCK).min(n)).any(|k| {
+            (kb..(kb + BLOCK).min(n)).any(|m| {
+                let gap = k.abs_diff(m);
+                !(same && gap.min(n - gap) <= 1) && cross(k, m)
+            })
+        })
+    };
+    let (a_wrap, b_wrap) = (a_blocks.range(nb - d..nb), b_blocks.range(0..d));
+    some_meeting(
+        a_blocks.range(0..nb - d),
+        b_blocks.range(d..nb),
+        &mut descend,
+    ) || if 2 * d <= nb {
+        meeting_one_by_one(a_wrap, b_wrap, |t| descend(nb - d + t))
+    } else {
+        some_meeting(a_wrap, b_wrap, |t| descend(nb - d + t))
+    }
 }
 
 /// Conditions 5–7 of the module doc on the centre `pts` and its `border` (outer then inner):
 /// true when no pair fails.
 ///
 /// Pairs at cyclic index gap at most `near` (points) or `near + 1` (segments) are all tested,
-/// box by box over whole arrays; farther ones only when their points are within `reach`:
+/// box by box over whole arrays (segment boxes, or block boxes that stand for all the segment
+/// pairs in them: `near_blocks_cross`); farther ones only when their points are within `reach`:
 /// - two segments that meet at `x` (of any two of the three polylines) have endpoints within
 ///   half their length of `x`, and every border point lies `hw·|normal|` from the centre point
 ///   of its index, so the centre points of those endpoints are within `2·hw + longest` of each
@@ -358,7 +549,8 @@ fn close_pairs_pass(
 ) -> bool {
     let n = pts.len();
     let polylines = [pts, &border[..n], &border[n..2 * n]];
-    let words = &mut seg_boxes[..BOX_WORDS * n];
+    let nb = blocks_of(n);
+    let (words, block_words) = seg_boxes[..12 * n + 12 * nb].split_at_mut(12 * n);
     let mut longest2 = [0.0f32; 3];
     for (q, line) in polylines.iter().enumerate() {
         longest2[q] = segment_boxes(line, &mut words[4 * q * n..4 * (q + 1) * n]);
@@ -372,6 +564,11 @@ fn close_pairs_pass(
     }
     let words = &*words;
     let boxes = [0, 1, 2].map(|q| SegBoxes::of(words, q, n));
+    for (q, seg) in boxes.iter().enumerate() {
+        block_boxes(*seg, &mut block_words[4 * q * nb..4 * (q + 1) * nb]);
+    }
+    let block_words = &*block_words;
+    let blocks = [0, 1, 2].map(|q| SegBoxes::of(block_words, q, nb));
     let longest = longest2[0].max(border_longest2).sqrt();
     let reach = 1.01 * (2.0 * hw + longest);
     let mean = thickness.total / n as f32;
@@ -386,24 +583,32 @@ fn close_pairs_pass(
         }
     }
     // Segments at gaps ≤ near + 1: each polyline with itself from gap 2 on, outer with inner
-    // from −(near + 1) to near + 1 (every gap when that covers the loop).
+    // from −(near + 1) to near + 1 (every gap when that covers the loop). Gaps 2 and 3 of a
+    // polyline with itself go segment by segment; the others block by block (see
+    // `near_blocks_cross`).
     let seg_near = near + 1;
-    for (qa, qb) in &POLYLINE_PAIRS[..4] {
-        let (qa, qb) = (*qa, *qb);
-        let (a, b) = (polylines[qa], polylines[qb]);
-        // Outer with inner takes both signs of the gap, so (2, 1) is not needed here.
-        let shifts: &mut dyn Iterator<Item = usize> = if qa == qb {
-            &mut (2..=seg_near.min(half))
-        } else if 2 * seg_near + 1 >= n {
-            &mut (0..n)
-        } else {
-            &mut (0..=seg_near).chain(n - seg_near..n)
-        };
-        for g in shifts {
-            if crossing_at_shift(a, boxes[qa], b, boxes[qb], g) {
+    let same_to = seg_near.min(half);
+    for q in 0..3 {
+        let line = polylines[q];
+        for g in 2..=same_to.min(3) {
+            if crossing_at_shift(line, boxes[q], line, boxes[q], g) {
                 return false;
             }
         }
+        if same_to >= 4 && near_blocks_cross(line, blocks[q], line, blocks[q], 4, same_to, true) {
+            return false;
+        }
+    }
+    let (outer, inner) = (polylines[1], polylines[2]);
+    if 2 * seg_near + 1 >= n {
+        // Outer with inner takes both signs of the gap, so (2, 1) is not needed here.
+        for g in 0..n {
+            if crossing_at_shift(outer, boxes[1], inner, boxes[2], g) {
+                return false;
+            }
+        }
+    } else if near_blocks_cross(outer, blocks[1], inner, blocks[2], 0, seg_near, false) {
+        return false;
     }
     if near >= half {
         return true;
@@ -438,6 +643,66 @@ fn close_pairs_pass(
             }
         }
         true
+    })
+}
+
+/// Whether segment `k` of `a` meets segment `(k ± g) mod n` of `b` for some `k` and some gap
+/// `g` in `lo..=hi` (`hi ≤ n / 2`; only `+g` with `same`, where `a` is `b` and `lo ≥ 2`), by
+/// blocks of [`BLOCK`] segments (`a_blocks`, `b_blocks`, `nb = ⌈n / 2⌉` each), every such pair
+/// tested with the same predicate as segment by segment.
+///
+/// Segment `k` lies in block `⌊k / 2⌋`. For `m = k + g` without a wrap round the loop, the
+/// blocks differ by `⌊g / 2⌋` (even `k`) or `⌈g / 2⌉` (odd `k`); for `m = k + g ∓ n` with a
+/// wrap, by the same modulo `nb` when `n` is even, and when `n` is odd (the last block holds
+/// only segment `n − 1`) by `⌈g / 2⌉` or `⌊g / 2⌋ + 1` for `g > 0` and by `−⌈|g| / 2⌉` or
+/// `−⌊|g| / 2⌋ − 1` for `g < 0`. So every such pair lies in a block pair `(j, (j + d) mod nb)`
+/// with `d` from `⌊lo / 2⌋` (or `−d_hi`) to `d_hi = ⌈hi / 2⌉` (`⌊hi / 2⌋ + 1` for odd `n`),
+/// and [`block_crossing`] tests all of those, each block pair's boxes first. A block's box is
+/// the exact union of its segments' boxes, so block boxes apart leave every segment pair in them
+/// apart — rejected by [`segments_intersect`]'s own first test — and block boxes that meet have
+/// all their segment pairs tested. The pairs tested besides (other gaps between segments of the
+/// same block pairs) are pairs of the all-pairs scan as well: a pair of one polyline at cyclic
+/// gap ≤ 1 is never tested.
+fn near_blocks_cross(
+    a: &[Vec2],
+    a_blocks: SegBoxes<'_>,
+    b: &[Vec2],
+    b_blocks: SegBoxes<'_>,
+    lo: usize,
+    hi: usize,
+    same: bool,
+) -> bool {
+    let n = a.len();
+    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    near_block_pairs(n, a_blocks, b_blocks, lo, hi, same, &mut |k, m| {
+        segments_intersect(a[k], a[next(k)], b[m], b[next(m)])
+    })
+}
+
+/// [`near_blocks_cross`] with the segment test `cross(k, m)` (segment `k` of the first
+/// polyline, `m` of the second) for polylines of `n` segments.
+fn near_block_pairs(
+    n: usize,
+    a_blocks: SegBoxes<'_>,
+    b_blocks: SegBoxes<'_>,
+    lo: usize,
+    hi: usize,
+    same: bool,
+    cross: &mut impl FnMut(usize, usize) -> bool,
+) -> bool {
+    let nb = a_blocks.lo_x.len();
+    let d_hi = if n % BLOCK == 0 {
+        hi.div_ceil(BLOCK)
+    } else {
+        hi / BLOCK + 1
+    } as isize;
+    let d_lo = if same { (lo / BLOCK) as isize } else { -d_hi };
+    if d_hi - d_lo + 1 >= nb as isize {
+        return (0..nb).any(|d| block_crossing(n, a_blocks, b_blocks, d, same, cross));
+    }
+    (d_lo..=d_hi).any(|d| {
+        let d = d.rem_euclid(nb as isize) as usize;
+        block_crossing(n, a_blocks, b_blocks, d, same, cross)
     })
 }
 
@@ -603,6 +868,266 @@ mod tests {
         assert!(seen.len() >= 4, "{seen:?}");
     }
 
+    /// `close_pairs_pass`'s verdict on `pts` with half width `hw`, asserted equal to the
+    /// all-pairs scan's with the same predicates; returns it.
+    fn check_against_all_pairs(pts: &[Vec2], hw: f32, what: &str) -> bool {
+        let n = pts.len();
+        let sigma = orientation(pts);
+        let mut border = vec![Vec2::ZERO; 2 * n];
+        for i in 0..n {
+            let nl = left_normal(pts, i);
+            let p = pts[i];
+            border[i] = Vec2::new(p[0] - sigma * hw * nl[0], p[1] - sigma * hw * nl[1]);
+            border[n + i] = Vec2::new(p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]);
+        }
+        let mut arclen = vec![0.0f32; n];
+        let (mut total, mut longest) = (0.0f32, 0.0f32);
+        for i in 0..n {
+            arclen[i] = total;
+            let l = dist(pts[i], pts[(i + 1) % n]);
+            longest = longest.max(l);
+            total += l;
+        }
+        let min_sep = 2.0 * (1.0 - SLACK) * hw;
+        let thickness = Thickness {
+            arclen: &arclen,
+            total,
+            neighbour_arc: crate::math::PI * hw,
+            min_sep2: min_sep * min_sep,
+            min_gap: exempt_gap(crate::math::PI * hw, longest, n),
+        };
+        let mut seg_boxes = vec![0.0; BOX_WORDS * n];
+        let mut chunk_boxes = vec![Vec2::ZERO; crate::track::chunks::boxes_len(n)];
+        let got = close_pairs_pass(
+            pts,
+            &border,
+            hw,
+            &thickness,
+            &mut seg_boxes,
+            &mut chunk_boxes,
+        );
+        let lines = [pts, &border[..n], &border[n..]];
+        let end = |k: usize| (k + 1) % n;
+        let want = (0..n).all(|i| {
+            (i + 1..n).all(|j| {
+                let gap = (j - i).min(n - (j - i));
+                gap <= thickness.min_gap || !thickness.fails(i, j, dist2(pts[i], pts[j]))
+            })
+        }) && POLYLINE_PAIRS.iter().all(|&(qa, qb)| {
+            (0..n).all(|k| {
+                (0..n).all(|m| {
+                    let gap = k.abs_diff(m).min(n - k.abs_diff(m));
+                    (qa == qb && gap <= 1)
+                        || !segments_intersect(
+                            lines[qa][k],
+                            lines[qa][end(k)],
+                            lines[qb][m],
+                            lines[qb][end(m)],
+                        )
+                })
+            })
+        });
+        assert_eq!(got, want, "{what}, hw {hw}: {pts:?}");
+        want
+    }
+
+    /// The single walk of `is_valid` rounds as the separate functions do: its turn test is
+    /// `curvature_exceeds` bit for bit on random triples (near and far from the origin, near
+    /// the limit), and the borders it writes are `p ∓ σ·hw·left_normal` exactly.
+    #[test]
+    fn the_walk_rounds_as_the_separate_functions() {
+        let mut unit = uniform(0x1b87_3593_u32);
+        for case in 0..200_000 {
+            let offset = [0.0f32, 1.0e3, 1.0e5][case % 3];
+            let mut pt = || Vec2::new(offset + 40.0 * unit() - 20.0, offset + 40.0 * unit() - 20.0);
+            let (a, p, b) = (pt(), pt(), pt());
+            let k = 0.01 + 0.5 * unit();
+            let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
+            let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+            let (wx, wy) = (b[0] - a[0], b[1] - a[1]);
+            let (u2, v2, w2) = (ux * ux + uy * uy, vx * vx + vy * vy, wx * wx + wy * wy);
+            // The curvature at its limit: exactly on the boundary, both ways of rounding.
+            let limit = {
+                let cross = ux * wy - uy * wx;
+                (4.0 * cross * cross / (u2 * v2 * w2)).sqrt()
+            };
+            for k in [
+                k,
+                limit,
+                limit * (1.0 + f32::EPSILON),
+                limit * (1.0 - f32::EPSILON),
+            ] {
+                assert_eq!(
+                    turn_exceeds(ux, uy, wx, wy, u2, v2, w2, k * k),
+                    curvature_exceeds(a, p, b, k),
+                    "{a:?} {p:?} {b:?} {k}"
+                );
+            }
+        }
+        for case in 0..300 {
+            let n = 40 + case % 90;
+            let offset = if case % 2 == 0 { 2.0e4 } else { 0.0 };
+            let r0 = n as f32 * 5.0 / crate::math::TAU;
+            let sense = if case % 3 == 0 { -1.0 } else { 1.0 };
+            let wobble = 0.1 * unit();
+            let pts: Vec<Vec2> = (0..n)
+                .map(|k| {
+                    let t = sense * k as f32 / n as f32 * crate::math::TAU;
+                    let (s2, _) = crate::math::sin_cos(2.0 * t);
+                    let (s, c) = crate::math::sin_cos(t);
+                    let r = r0 * (1.0 + wobble * s2);
+                    Vec2::new(offset + r * c, offset + r * s)
+                })
+                .collect();
+            let hw = 2.0 + 4.0 * unit();
+            let consts = ValidityConsts {
+                half_width_m: hw,
+                min_turn_radius_m: 0.5 * r0,
+            };
+            let mut buffers = ValidityBuffers::new(n);
+            let valid = is_valid(&pts, &consts, &mut buffers.scratch());
+            assert!(valid, "case {case}");
+            let sigma = orientation(&pts);
+            for i in 0..n {
+                let nl = left_normal(&pts, i);
+                let p = pts[i];
+                let outer = Vec2::new(p[0] - sigma * hw * nl[0], p[1] - sigma * hw * nl[1]);
+                let inner = Vec2::new(p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]);
+                for (got, want) in [(buffers.border[i], outer), (buffers.border[n + i], inner)] {
+                    assert_eq!(
+                        got[0].to_bits(),
+                        want[0].to_bits(),
+                        "case {case}, point {i}"
+                    );
+                    assert_eq!(
+                        got[1].to_bits(),
+                        want[1].to_bits(),
+                        "case {case}, point {i}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The block passes reach every pair they stand for: with every block box meeting, each pair
+    /// `(k, k ± g mod n)`, `lo ≤ g ≤ hi`, is handed to the segment test (across the wrap of the
+    /// indices too, for odd and even `n`), and no pair of one polyline at cyclic gap ≤ 1 is.
+    #[test]
+    fn near_block_pairs_reach_every_gap() {
+        for n in 8usize..=75 {
+            let nb = blocks_of(n);
+            let words = vec![0.0f32; 4 * nb];
+            let blocks = SegBoxes::of(&words, 0, nb);
+            let half = n / 2;
+            for same in [true, false] {
+                for hi in 0..=half {
+                    if same && hi < 4 || !same && 2 * hi + 1 >= n {
+                        continue;
+                    }
+                    let lo = if same { 4 } else { 0 };
+                    let mut seen = std::collections::BTreeSet::new();
+                    let found = near_block_pairs(n, blocks, blocks, lo, hi, same, &mut |k, m| {
+                        seen.insert((k, m));
+                        false
+                    });
+                    assert!(!found);
+                    for k in 0..n {
+                        for g in lo..=hi {
+                            let m = (k + g) % n;
+                            assert!(
+                                seen.contains(&(k, m)) || same && seen.contains(&(m, k)),
+                                "n {n}, gaps {lo}..={hi}, same {same}: {k},{m} missed"
+                            );
+                            if !same {
+                                let m = (k + n - g) % n;
+                                assert!(seen.contains(&(k, m)), "n {n}, {hi}: {k},{m} missed");
+                            }
+                        }
+                    }
+                    if same {
+                        for &(k, m) in &seen {
+                            let gap = k.abs_diff(m).min(n - k.abs_diff(m));
+                            assert!(gap > 1, "n {n}: {k},{m} are neighbours");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The near-gap passes by blocks of segments decide as the all-pairs scan where they work
+    /// hardest: long near-straight runs (block boxes apart on one axis, barely), zig-zags and
+    /// hairpins that fold the borders onto themselves a few segments apart (block boxes that
+    /// meet), single sharp bumps next to the wrap of the indices, odd and even point counts (the
+    /// block pairs across the wrap), and coordinates far from the origin (coarse f32 steps).
+    #[test]
+    fn near_blocks_match_all_pairs() {
+        let mut unit = uniform(0x68e3_1da4_u32);
+        let (mut pass, mut fail) = (0, 0);
+        for case in 0..3000 {
+            let n = 8 + (case / 3) % 97;
+            let offset = [0.0f32, 3.0e3, 2.0e5][case % 3];
+            let spacing = 5.0;
+            let r0 = n as f32 * spacing / crate::math::TAU;
+            let shape = (case / 7) % 5;
+            // Where shape 4 bends sharply: near the wrap of the indices (the block pairs
+            // across it) or anywhere.
+            let k0 = if case % 2 == 0 {
+                (n - 2 + case / 2 % 5) % n
+            } else {
+                (unit() * n as f32) as usize % n
+            };
+            let amp = spacing * (0.05 + 1.5 * unit());
+            let lobes = (2 + case % 5) as f32;
+            let pts: Vec<Vec2> = (0..n)
+                .map(|k| {
+                    let t = k as f32 / n as f32 * crate::math::TAU;
+                    let (s, c) = crate::math::sin_cos(t);
+                    let (x, y) = match shape {
+                        // A rounded oblong: long near-straight sides, tight ends.
+                        0 => {
+                            let (sx, sy) = (c.signum() * c.abs().sqrt(), s * 0.5);
+                            (2.0 * r0 * sx, r0 * sy)
+                        }
+                        // A zig-zag round a circle: every other point pushed out.
+                        1 => {
+                            let r = r0 + if k % 2 == 0 { amp } else { -amp };
+                            (r * c, r * s)
+                        }
+                        // Lobes whose inner bends are hairpins a few points long.
+                        2 => {
+                            let (sl, _) = crate::math::sin_cos(lobes * t);
+                            let r = r0 * (1.0 + 0.7 * sl);
+                            (r * c, r * s)
+                        }
+                        // A near-straight loop: long and thin, nearly a double segment.
+                        3 => (1.8 * r0 * c, 0.15 * r0 * s + 0.02 * amp * (unit() - 0.5)),
+                        // A circle with one sharp bump (three points pushed out or in).
+                        _ => {
+                            let gap = k.abs_diff(k0).min(n - k.abs_diff(k0));
+                            let push = match gap {
+                                0 => 2.0 * amp,
+                                1 => amp,
+                                _ => 0.0,
+                            };
+                            let r = r0 + if case % 4 < 2 { push } else { -push };
+                            (r * c, r * s)
+                        }
+                    };
+                    let jitter = 0.01 * spacing * (unit() - 0.5);
+                    Vec2::new(offset + x + jitter, offset + y - jitter)
+                })
+                .collect();
+            let hw = spacing * (0.1 + 2.0 * unit() * unit());
+            if check_against_all_pairs(&pts, hw, &format!("case {case}, shape {shape}")) {
+                pass += 1;
+            } else {
+                fail += 1;
+            }
+        }
+        assert!(pass > 200 && fail > 200, "{pass} pass, {fail} fail");
+    }
+
     /// `close_pairs_pass` (local gaps in full, farther pairs through the chunk search within
     /// `reach`) decides exactly as the all-pairs scan with the same predicates: on random loops
     /// that cross themselves, pinch and fold their borders, at large and small coordinates and
@@ -634,62 +1159,7 @@ mod tests {
                 );
             }
             let hw = 5.0 * (0.1 + 3.0 * unit() * unit());
-            let sigma = orientation(&pts);
-            let mut border = vec![Vec2::ZERO; 2 * n];
-            for i in 0..n {
-                let nl = left_normal(&pts, i);
-                let p = pts[i];
-                border[i] = Vec2::new(p[0] - sigma * hw * nl[0], p[1] - sigma * hw * nl[1]);
-                border[n + i] = Vec2::new(p[0] + sigma * hw * nl[0], p[1] + sigma * hw * nl[1]);
-            }
-            let mut arclen = vec![0.0f32; n];
-            let (mut total, mut longest) = (0.0f32, 0.0f32);
-            for i in 0..n {
-                arclen[i] = total;
-                let l = dist(pts[i], pts[(i + 1) % n]);
-                longest = longest.max(l);
-                total += l;
-            }
-            let min_sep = 2.0 * (1.0 - SLACK) * hw;
-            let thickness = Thickness {
-                arclen: &arclen,
-                total,
-                neighbour_arc: crate::math::PI * hw,
-                min_sep2: min_sep * min_sep,
-                min_gap: exempt_gap(crate::math::PI * hw, longest, n),
-            };
-            let mut seg_boxes = vec![0.0; BOX_WORDS * n];
-            let mut chunk_boxes = vec![Vec2::ZERO; crate::track::chunks::boxes_len(n)];
-            let got = close_pairs_pass(
-                &pts,
-                &border,
-                hw,
-                &thickness,
-                &mut seg_boxes,
-                &mut chunk_boxes,
-            );
-            let lines = [&pts[..], &border[..n], &border[n..]];
-            let end = |k: usize| (k + 1) % n;
-            let want = (0..n).all(|i| {
-                (i + 1..n).all(|j| {
-                    let gap = (j - i).min(n - (j - i));
-                    gap <= thickness.min_gap || !thickness.fails(i, j, dist2(pts[i], pts[j]))
-                })
-            }) && POLYLINE_PAIRS.iter().all(|&(qa, qb)| {
-                (0..n).all(|k| {
-                    (0..n).all(|m| {
-                        let gap = k.abs_diff(m).min(n - k.abs_diff(m));
-                        (qa == qb && gap <= 1)
-                            || !segments_intersect(
-                                lines[qa][k],
-                                lines[qa][end(k)],
-                                lines[qb][m],
-                                lines[qb][end(m)],
-                            )
-                    })
-                })
-            });
-            assert_eq!(got, want, "case {case}, hw {hw}: {pts:?}");
+            let want = check_against_all_pairs(&pts, hw, &format!("case {case}"));
             if want {
                 pass += 1;
             } else {
