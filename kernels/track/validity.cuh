@@ -18,11 +18,11 @@ struct tg_validity_consts {
     float min_turn_radius_m;
 };
 
-// Words of box scratch per centerline point (Rust `validity::BOX_WORDS`): lo.x, lo.y, hi.x,
-// hi.y for each of the centre, the outer and the inner border (12), and room for the Rust
-// check's boxes of blocks of two segments (this twin tests the near gaps segment by segment and
-// uses the first 12·n words; the verdict is the same all-pairs verdict).
-#define TG_BOX_WORDS 19u
+// Words of box scratch per centerline point (Rust `validity::KERNEL_BOX_WORDS`): lo.x, lo.y,
+// hi.x, hi.y for each of the centre, the outer and the inner border. The Rust check also keeps
+// boxes of blocks of two segments (`BOX_WORDS`); this twin tests the near gaps segment by segment,
+// which gives the same all-pairs verdict.
+#define TG_BOX_WORDS 12u
 
 // One lane's scratch (Rust `ValidityScratch`) for n points: `arclen` n, `border` 2·n points,
 // `seg_boxes` TG_BOX_WORDS·n words, `chunk_boxes` 2·ceil(n / TG_CHUNK) points.

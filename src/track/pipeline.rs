@@ -16,7 +16,7 @@ use super::generators::{self, Stage};
 use super::inflate::{fallback_circle, inflate_lane, InflateOut};
 use super::relax::{relax_sweeps, violation, RelaxConsts, RelaxScratch, TOO_CLOSE};
 use super::resample::resample_closed;
-use super::validity::{is_valid, ValidityBuffers, ValidityConsts, BOX_WORDS, SLACK};
+use super::validity::{is_valid, ValidityBuffers, ValidityConsts, KERNEL_BOX_WORDS, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
 use crate::exec::cuda::{CaptureMode, CudaKernels, CudaStream, DeviceBuffer, GraphExec};
 use crate::exec::plan::{
@@ -205,7 +205,7 @@ impl Pipeline {
         };
         // The validity kernel's scratch rows (chunk and segment boxes): the CPU pass uses
         // per-thread sets instead, so a CPU pipeline does not allocate them (at N_max 256 they
-        // are 52 KB per env).
+        // are 16 KB per env).
         let kernel_rows = if matches!(backend, Backend::Cpu(_)) {
             0
         } else {
@@ -231,7 +231,7 @@ impl Pipeline {
             arcs: vec![0.0; per_env(n_max, "arc lengths")?],
             pair: vec![Vec2::ZERO; per_env(2 * n_max, "border points")?],
             chunk_boxes: vec![Vec2::ZERO; per_kernel_env(2 * n_max, "chunk box corners")?],
-            seg_boxes: vec![0.0; per_kernel_env(BOX_WORDS * n_max, "segment box words")?],
+            seg_boxes: vec![0.0; per_kernel_env(KERNEL_BOX_WORDS * n_max, "segment box words")?],
             lattice: vec![0.0; per_env(lattice_len, "lattice words")?],
             active: vec![0; n_envs],
             gen_active: vec![0; n_envs],

@@ -272,6 +272,11 @@ impl Thickness<'_> {
 /// `n ≥ MIN_POINTS` the check looks at).
 pub const BOX_WORDS: usize = 19;
 
+/// Words of box scratch per point of the CUDA twin (`TG_BOX_WORDS` of `validity.cuh`, the row of
+/// the plan's segment-box buffer): the 12 words of segment boxes only, as the twin tests the near
+/// gaps segment by segment (the same all-pairs verdict).
+pub const KERNEL_BOX_WORDS: usize = 12;
+
 /// Consecutive segments per block of the near-gap passes: block `j` holds segments `2j` and
 /// `2j + 1` (the last block of an odd `n` only segment `n − 1`).
 const BLOCK: usize = 2;
