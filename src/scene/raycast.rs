@@ -396,50 +396,54 @@ struct Cursor {
     depth: u32,
     /// `log2(R)`.
     log_res: u32,
-    /// A voxel of the current leaf (`u32::MAX` before the first move).
-    at: [u32; 3],
+    /// `log2` of the current leaf's side (`log_res − depth`).
+    shift: u32,
+    /// The current leaf's reference (`refs[depth]`).
+    leaf: u32,
+    /// The current leaf's min corner (`u32::MAX` before the first move).
+    min: [u32; 3],
 }
 
 impl Cursor {
     fn new(root: u32, res: u32) -> Self {
         let mut refs = [0; MAX_DEPTH + 1];
         refs[0] = root;
+        let log_res = res.trailing_zeros();
         Self {
             refs,
             depth: 0,
-            log_res: res.trailing_zeros(),
-            at: [u32::MAX; 3],
+            log_res,
+            shift: log_res,
+            leaf: root,
+            min: [u32::MAX; 3],
         }
     }
 
     /// Whether voxel `v` is in the current leaf.
     #[inline(always)]
     fn holds(&self, v: [u32; 3]) -> bool {
-        let diff = (v[0] ^ self.at[0]) | (v[1] ^ self.at[1]) | (v[2] ^ self.at[2]);
-        diff >> (self.log_res - self.depth) == 0
+        let diff = (v[0] ^ self.min[0]) | (v[1] ^ self.min[1]) | (v[2] ^ self.min[2]);
+        diff >> self.shift == 0
     }
 
     /// The current leaf: `(reference, min corner, side)`.
     #[inline(always)]
     fn leaf(&self) -> (u32, [u32; 3], u32) {
-        let size = 1u32 << (self.log_res - self.depth);
-        let mask = !(size - 1);
-        (
-            self.refs[self.depth as usize],
-            self.at.map(|c| c & mask),
-            size,
-        )
+        (self.leaf, self.min, 1u32 << self.shift)
     }
 
-    /// Moves to the leaf holding voxel `v` (inside the grid).
+    /// Moves to the leaf holding voxel `v` (inside the grid, not in the current leaf).
     #[inline(always)]
     fn locate(&mut self, view: &PoolView, v: [u32; 3]) {
-        let diff = (v[0] ^ self.at[0]) | (v[1] ^ self.at[1]) | (v[2] ^ self.at[2]);
+        // The highest bit where `v` leaves the current leaf names the deepest common ancestor
+        // (the leaf's min corner agrees with its voxels on every bit at and above `shift`).
+        let diff = (v[0] ^ self.min[0]) | (v[1] ^ self.min[1]) | (v[2] ^ self.min[2]);
         let bits = 32 - diff.leading_zeros();
         let mut d = self.depth.min(self.log_res.saturating_sub(bits));
         let mut r = self.refs[d as usize];
+        let mut shift = self.log_res - d;
         while ref_kind(r) == super::dag::KIND_NODE {
-            let shift = self.log_res - d - 1;
+            shift -= 1;
             let child =
                 ((v[0] >> shift) & 1) | (((v[1] >> shift) & 1) << 1) | (((v[2] >> shift) & 1) << 2);
             r = view.nodes[ref_payload(r) as usize].children[child as usize];
@@ -447,7 +451,9 @@ impl Cursor {
             self.refs[d as usize] = r;
         }
         self.depth = d;
-        self.at = v;
+        self.shift = shift;
+        self.leaf = r;
+        self.min = v.map(|c| (c >> shift) << shift);
     }
 }
 
