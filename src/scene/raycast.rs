@@ -22,8 +22,9 @@
 //! A step by a certified bound never passes a true surface; it may pass a zero of `I` that lies
 //! in certified free space (where `I` bulges out of the true solid), which is what the truth says.
 //!
-//! **Near surfaces** (a certified bound below one voxel) the ray walks the
-//! cells of the sample grid one by one: in each, `I` along the ray is a cubic, and its first root
+//! **Near surfaces** (a certified bound below one voxel) the ray walks the cells of the
+//! sample grid one by one (a 3D DDA, computing no bounds while the cells it crosses have a
+//! corner below 1.5 voxels): in each, `I` along the ray is a cubic, and its first root
 //! is found exactly (split at the derivative's roots into monotone pieces, bisect the first piece
 //! that reaches zero; Marmitt et al., *Fast and accurate ray-voxel intersection techniques for
 //! iso-surface ray tracing*, VMV 2004). Nothing is thresholded: a ray passing a surface at any
@@ -85,9 +86,9 @@ const CELL_WALK_VOX: f32 = 1.0;
 /// A cell walk goes on to the next cell without computing a bound while the cell just crossed
 /// had a corner below this (voxels). The walk finds the first zero of the interpolant whatever
 /// it is set to (it visits every cell the ray crosses); it trades bound steps against cells a
-/// bound step would have skipped: a cell with a corner below 2 voxels leaves a bound of at most
-/// about one voxel (√(3/4) of Jensen penalty at worst) where the ray enters the next cell.
-const WALK_STAY_VOX: f32 = 2.0;
+/// bound step would have skipped. Camera rays in `rooms` run fewer instructions at 1.5 than at
+/// 1 or 2 (callgrind, `trackgen bench-scene --rows rays`).
+const WALK_STAY_VOX: f32 = 1.5;
 /// How far past a cell's exit the walk resumes, voxels (so a rounded exit never stalls it).
 const CELL_NUDGE_VOX: f32 = 1e-4;
 /// Bisections placing a root inside its monotone piece (a piece is at most √3 voxel long:
@@ -699,7 +700,11 @@ impl March<'_, '_> {
                 f32::INFINITY
             }
         };
-        let mut faces = [face(self, 0, i[0]), face(self, 1, i[1]), face(self, 2, i[2])];
+        let mut faces = [
+            face(self, 0, i[0]),
+            face(self, 1, i[1]),
+            face(self, 2, i[2]),
+        ];
         let mut t = t;
         let mut taken = 0;
         loop {
@@ -765,8 +770,8 @@ impl March<'_, '_> {
         match ref_kind(r) {
             KIND_BRICK => {
                 let b = &self.view.bricks[ref_payload(r) as usize];
-                let base = ((i0[0] - min[0]) + 8 * (i0[1] - min[1]) + 64 * (i0[2] - min[2]))
-                    as usize;
+                let base =
+                    ((i0[0] - min[0]) + 8 * (i0[1] - min[1]) + 64 * (i0[2] - min[2])) as usize;
                 // One bounds check for the eight corners (`base ≤ 6 · 73`).
                 let w = &b[base..base + 74];
                 let step = self.step;
