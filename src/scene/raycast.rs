@@ -22,7 +22,7 @@
 //! A step by a certified bound never passes a true surface; it may pass a zero of `I` that lies
 //! in certified free space (where `I` bulges out of the true solid), which is what the truth says.
 //!
-//! **Near surfaces** (a certified bound below one voxel) the ray walks the cells of the
+//! **Near surfaces** (a certified bound below 0.75 voxel) the ray walks the cells of the
 //! sample grid one by one (a 3D DDA, computing no bounds while the cells it crosses have a
 //! corner below 1.5 voxels): in each, `I` along the ray is a cubic, and its first root
 //! is found exactly (split at the derivative's roots into monotone pieces, bisect the first piece
@@ -79,10 +79,9 @@ pub const BUDGET: u8 = 2;
 pub const DEFAULT_MAX_STEPS: u32 = 1024;
 
 /// Below this certified bound (voxels) a ray walks the interpolant's cells instead of stepping.
-/// Walking a cell (eight corners, a cubic and its first root) costs about two bound steps; at
-/// 1 voxel camera rays in `rooms` run 5% fewer instructions than at √3 (the longest chord of a
-/// cell), with the same mean step count (callgrind, `trackgen bench-scene --rows rays`).
-const CELL_WALK_VOX: f32 = 1.0;
+/// Camera rays in `rooms` run fewer instructions at 0.75 than at 0.5 or 1 (callgrind,
+/// `trackgen bench-scene --rows rays`; the walk as it is now, see [`WALK_STAY_VOX`]).
+const CELL_WALK_VOX: f32 = 0.75;
 /// A cell walk goes on to the next cell without computing a bound while the cell just crossed
 /// had a corner below this (voxels). The walk finds the first zero of the interpolant whatever
 /// it is set to (it visits every cell the ray crosses); it trades bound steps against cells a
