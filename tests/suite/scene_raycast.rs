@@ -809,3 +809,73 @@ fn look_at_points_the_camera() {
         Pose::look_at(Vec3::ZERO, Vec3::new(0.0, 0.0, -1.0)).apply_dir(Vec3::from([1.0, 0.0, 0.0]));
     assert!((down[2] + 1.0).abs() < 1e-5);
 }
+
+/// A ray grazing a plane walks many cells near it: under every step budget it stops at or
+/// before the hit, with the budget spent (`BUDGET`, steps = budget) or with the full run's own
+/// result, and more budget never moves it back.
+#[test]
+fn grazing_walk_respects_the_step_budget() {
+    let pool = pool(&[scene(plane())]);
+    let n = {
+        let n = [0.3f32, -0.2, 1.0];
+        let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+        Vec3::new(n[0] / l, n[1] / l, n[2] / l)
+    };
+    // A tangent of the plane, and a start 0.6 voxel above it descending 1 in 25.
+    let tangent = n.cross(Vec3::Y);
+    let tangent = tangent / tangent.length();
+    let origin = n * -0.7 + n * (0.6 * VOXEL) - tangent * 1.0;
+    let dir = tangent - n * 0.04;
+    let o = [origin.to_array()];
+    let d = [dir.to_array()];
+    let full_opts = CastOptions {
+        max_distance: 20.0,
+        no_hit_value: -1.0,
+        max_steps: 4096,
+    };
+    let full = cast(
+        &pool,
+        RayEnvs::PerRay(&[0]),
+        &o,
+        &d,
+        &full_opts,
+        &Launch::new(),
+    );
+    assert_eq!(full.hit[0], HIT);
+    // The plane is 0.6 voxel away at a slope of 0.04: 15 voxels along the ray.
+    let expected = 0.6 * VOXEL * dir.length() / 0.04;
+    assert!(
+        (full.distance[0] - expected).abs() < 2.0 * VOXEL / 0.04,
+        "{} vs {expected}",
+        full.distance[0]
+    );
+    assert!(
+        full.steps[0] > 8,
+        "a grazing ray walks cells: {}",
+        full.steps[0]
+    );
+    let mut last = 0.0f32;
+    for budget in 1..=full.steps[0] + 2 {
+        let opts = CastOptions {
+            max_steps: budget,
+            ..full_opts
+        };
+        let c = cast(&pool, RayEnvs::PerRay(&[0]), &o, &d, &opts, &Launch::new());
+        if c.hit[0] == BUDGET {
+            assert_eq!(c.steps[0], budget, "budget {budget}");
+            assert!(c.distance[0] <= full.distance[0], "budget {budget}");
+            assert!(
+                c.distance[0] >= last,
+                "budget {budget}: {} < {last}",
+                c.distance[0]
+            );
+            last = c.distance[0];
+        } else {
+            assert_eq!(
+                (c.distance[0].to_bits(), c.hit[0], c.steps[0]),
+                (full.distance[0].to_bits(), full.hit[0], full.steps[0]),
+                "budget {budget}"
+            );
+        }
+    }
+}
