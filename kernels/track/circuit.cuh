@@ -273,56 +273,78 @@ TG_HD inline void tg_circuit_step(tg_circuit_walk* w, float h, float c, float s)
     w->k += 1u;
 }
 
-// n steps of length h, step i at heading psi0 + sum_{j<i} (d0 + j·dd), the directions turned by
-// rotation recurrences; the first keep_len directions go to keep as (cos, sin) (Rust
+// (cos, sin) of a small angle x (|x| <= 0.5) from the Taylor polynomials of degree 7 (sine) and
+// 8 (cosine) in Horner form ({a} cos, {b} sin; Rust `circuit::small_cos_sin`).
+TG_HD inline tg_f32x2 tg_circuit_small_cos_sin(float x) {
+    float x2 = x * x;
+    tg_f32x2 out;
+    out.b = x + x * x2 *
+                    (-0x1.555556p-3f + x2 * (0x1.111112p-7f + x2 * -0x1.a01a02p-13f));
+    out.a = 1.0f + x2 * (-0.5f + x2 * (0x1.555556p-5f +
+                                       x2 * (-0x1.6c16c2p-10f + x2 * 0x1.a01a02p-16f)));
+    return out;
+}
+
+// The complex product of two (cos, sin) pairs: direction u turned by the rotation e (Rust
+// `circuit::rotate`).
+TG_HD inline tg_f32x2 tg_circuit_rotate(tg_f32x2 u, tg_f32x2 e) {
+    tg_f32x2 out;
+    out.a = u.a * e.a - u.b * e.b;
+    out.b = u.b * e.a + u.a * e.b;
+    return out;
+}
+
+// u scaled to unit length (Rust `circuit::unit`).
+TG_HD inline tg_f32x2 tg_circuit_unit(tg_f32x2 u) {
+    float r = sqrtf(u.a * u.a + u.b * u.b);
+    tg_f32x2 out;
+    out.a = u.a / r;
+    out.b = u.b / r;
+    return out;
+}
+
+// n steps of length h, the first along the direction u ({a} cos, {b} sin), each turned from the
+// one before by the rotation e, which is itself turned by f after each step when turning; the
+// first keep_len directions go to keep as (cos, sin); returns the last step's direction (Rust
 // `Walk::section`).
-TG_HD inline void tg_circuit_section(tg_circuit_walk* w, tg_u32 n, float h, float psi0, float d0,
-                                     float dd, tg_vec2* keep, tg_u32 keep_len) {
-    tg_f32x2 u = tg_sin_cos(psi0);
-    // A section of one step needs no turn, of two no change of turn.
-    tg_f32x2 e = n >= 2u ? tg_sin_cos(d0) : tg_f32x2{0.0f, 1.0f};
-    // (A ramp's first section turns by as much more each step as its first step turns.)
-    tg_f32x2 f = n < 3u ? tg_f32x2{0.0f, 1.0f} : (dd == d0 ? e : tg_sin_cos(dd));
-    float s = u.a;
-    float c = u.b;
-    float es = e.a;
-    float ec = e.b;
+TG_HD inline tg_f32x2 tg_circuit_section(tg_circuit_walk* w, tg_u32 n, float h, tg_f32x2 u,
+                                         tg_f32x2 e, bool turning, tg_f32x2 f, tg_vec2* keep,
+                                         tg_u32 keep_len) {
     for (tg_u32 i = 0u; i < n; ++i) {
         if (i < keep_len) {
-            keep[i] = tg_v2(c, s);
+            keep[i] = tg_v2(u.a, u.b);
         }
-        tg_circuit_step(w, h, c, s);
+        tg_circuit_step(w, h, u.a, u.b);
         if (i + 1u < n) {
-            float c2 = c * ec - s * es;
-            float s2 = s * ec + c * es;
-            c = c2;
-            s = s2;
-            if (i + 2u < n) {
-                float ec2 = ec * f.b - es * f.a;
-                float es2 = es * f.b + ec * f.a;
-                ec = ec2;
-                es = es2;
+            u = tg_circuit_rotate(u, e);
+            if (turning) {
+                e = tg_circuit_rotate(e, f);
             }
         }
     }
+    return u;
 }
 
-// The ramp back at one sin_cos: the first ramp reversed and mirrored, its directions dirs[0..n)
-// (cos, sin) reflected and rotated by theta, last to first (Rust `Walk::mirror`).
-TG_HD inline void tg_circuit_mirror(tg_circuit_walk* w, float h, float theta, const tg_vec2* dirs,
-                                    tg_u32 n) {
-    tg_f32x2 t = tg_sin_cos(theta);
+// The ramp back: the first ramp reversed and mirrored, its directions dirs[0..n) (cos, sin)
+// reflected and rotated by the corner's whole turn ({a} cos, {b} sin), last to first (Rust
+// `Walk::mirror`).
+TG_HD inline void tg_circuit_mirror(tg_circuit_walk* w, float h, tg_f32x2 whole,
+                                    const tg_vec2* dirs, tg_u32 n) {
+    float ct = whole.a;
+    float st = whole.b;
     for (tg_u32 i = n; i > 0u; --i) {
         tg_vec2 d = dirs[i - 1u];
-        tg_circuit_step(w, h, t.b * d.x + t.a * d.y, t.a * d.x - t.b * d.y);
+        tg_circuit_step(w, h, ct * d.x + st * d.y, st * d.x - ct * d.y);
     }
 }
 
 // Integrates one corner (signed turn, radius) from the origin at heading 0: writes its step
 // points but the last into pts (room for TG_CIRCUIT_MAX_STEPS) and returns the count; the end
-// point goes to *end.
+// point goes to *end and the (cos, sin) of the whole turn to *whole_out (Rust
+// `Circuit::integrate_corner`, whose comments derive the headings).
 TG_HD inline tg_u32 tg_circuit_integrate_corner(float transition, float turn, float radius,
-                                                tg_vec2* pts, tg_vec2* end) {
+                                                tg_vec2* pts, tg_vec2* end,
+                                                tg_f32x2* whole_out) {
     float mag = tg_abs(turn);
     float kappa = turn < 0.0f ? -1.0f / radius : 1.0f / radius;
     float ramp_turn = transition * mag;
@@ -338,22 +360,29 @@ TG_HD inline tg_u32 tg_circuit_integrate_corner(float transition, float turn, fl
     w.written = 0u;
     w.total = 2u * n_ramp + n_arc;
     w.pts = pts;
-    float ramp_end = 0.5f * kappa * ramp_len;
     tg_vec2 dirs[TG_CIRCUIT_MAX_RAMP_STEPS];
+    tg_f32x2 ramp_end = {1.0f, 0.0f};
     if (n_ramp > 0u) {
         float h = ramp_len / (float)n_ramp;
-        float s0 = 0.5f * h;
         float dd = kappa * h * h / ramp_len;
-        float psi0 = kappa * s0 * s0 / (2.0f * ramp_len);
-        tg_circuit_section(&w, n_ramp, h, psi0, dd, dd, dirs, n_ramp);
+        tg_f32x2 e = tg_circuit_small_cos_sin(dd);
+        tg_f32x2 last = tg_circuit_section(&w, n_ramp, h, tg_circuit_small_cos_sin(0.125f * dd),
+                                           e, true, e, dirs, n_ramp);
+        ramp_end = tg_circuit_rotate(
+            last, tg_circuit_small_cos_sin(dd * (0.5f * (float)n_ramp - 0.125f)));
     }
     float h = arc_len / (float)n_arc;
-    tg_circuit_section(&w, n_arc, h, ramp_end + kappa * (0.5f * h), kappa * h, 0.0f, dirs, 0u);
-    float arc_end = ramp_end + kappa * arc_len;
+    tg_f32x2 half = tg_circuit_small_cos_sin(kappa * (0.5f * h));
+    tg_f32x2 one = {1.0f, 0.0f};
+    tg_f32x2 last = tg_circuit_section(&w, n_arc, h, tg_circuit_rotate(ramp_end, half),
+                                       tg_circuit_small_cos_sin(kappa * h), false, one, dirs, 0u);
+    // The whole turn: the arc's end heading, then the ramp back's turn (the first ramp's).
+    tg_f32x2 whole = tg_circuit_unit(tg_circuit_rotate(tg_circuit_rotate(last, half), ramp_end));
     if (n_ramp > 0u) {
-        tg_circuit_mirror(&w, ramp_len / (float)n_ramp, arc_end + ramp_end, dirs, n_ramp);
+        tg_circuit_mirror(&w, ramp_len / (float)n_ramp, whole, dirs, n_ramp);
     }
     *end = w.p;
+    *whole_out = whole;
     return w.written;
 }
 
@@ -600,21 +629,22 @@ TG_HD inline tg_u32 tg_circuit_draw(const tg_circuit_params& p, tg_rng* rng, tg_
     float target = tg_rng_range(rng, p.min_length_m, p.max_length_m);
     *target_out = target;
     float fixed = 0.0f;
-    float heading = 0.0f;
+    // Each straight's heading ({a} cos, {b} sin) is the one before turned by the corner between.
+    tg_f32x2 heading = {1.0f, 0.0f};
     for (tg_u32 k = 0u; k < n; ++k) {
         tg_circuit_leg* leg = &legs[k];
         tg_vec2 end;
+        tg_f32x2 whole;
         tg_u32 count = tg_circuit_integrate_corner(p.transition, leg->turn, leg->radius,
-                                                   local + k * TG_CIRCUIT_MAX_STEPS, &end);
+                                                   local + k * TG_CIRCUIT_MAX_STEPS, &end, &whole);
         counts[k] = (float)count;
         leg->dx = end.x;
         leg->dy = end.y;
         fixed += tg_abs(leg->turn) * leg->radius * (1.0f + 2.0f * p.transition);
         fixed += tg_max(leg->straight, 0.0f);
-        tg_f32x2 sc = tg_sin_cos(heading);
-        leg->cos_heading = sc.b;
-        leg->sin_heading = sc.a;
-        heading += leg->turn;
+        leg->cos_heading = heading.a;
+        leg->sin_heading = heading.b;
+        heading = tg_circuit_rotate(heading, whole);
     }
     float budget = tg_max(target - fixed, 0.25f * target);
     float weight_sum = 0.0f;

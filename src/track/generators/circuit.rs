@@ -39,13 +39,18 @@
 //!
 //! **Integration.** Each corner is integrated in its own frame with steps of at most 0.15 rad of
 //! turn, each step along the heading at its midpoint. The heading is quadratic in the step index
-//! on each section (ramp, arc, ramp), so the step directions follow by rotation recurrences from
-//! at most three [`sin_cos`] per section instead of one per step (two on the first ramp, whose
-//! first turn equals its change of turn); the ramp back is the first ramp reversed and mirrored,
-//! its directions those of the first ramp's steps reflected and rotated by the corner's turn, at
-//! one [`sin_cos`] (IEEE operations and [`crate::math`] only; the directions drift from unit
-//! length by rounding only, far below the closure tolerance). The corner's step points are kept in scratch and reused, rotated, for
-//! the output, so the displacement the closure solves with is the one the output walks.
+//! on each section (ramp, arc, ramp), so the step directions follow by rotation recurrences
+//! (complex products) from the rotations of a few small angles (below 0.2 rad), each from its
+//! Taylor polynomial (`small_cos_sin`), with no call to [`crate::math::sin_cos`]: the first ramp
+//! from its first heading and its first turn, the arc from the ramp's end heading (the last ramp
+//! direction turned on by half a step) and its step turn, and the ramp back is the first ramp
+//! reversed and mirrored, its directions those of the first ramp's steps reflected and rotated by
+//! the corner's whole turn (the arc's end heading turned on by the first ramp's, scaled to unit
+//! length). Each straight's heading is the one before turned by the corner between them. IEEE
+//! operations only; the directions drift from unit length and the headings from their exact
+//! values by rounding only (about 1e-6 rad a corner), far below the closure tolerance. The
+//! corner's step points are kept in scratch and reused, rotated, for the output, so the
+//! displacement the closure solves with is the one the output walks.
 //!
 //! **Clearance.** A closed draw is checked before it is accepted, so that the pipeline's
 //! validity check (thickness ≥ 0.98·hw at arc distance > π·hw, no crossings) rarely rejects it.
@@ -67,7 +72,7 @@ use bytemuck::{Pod, Zeroable};
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
-use crate::math::{sin_cos, PI, TAU};
+use crate::math::{PI, TAU};
 use crate::rng::LaneRng;
 
 /// Largest turn of one corner after rescaling, radians (200°).
@@ -325,8 +330,13 @@ impl Circuit {
     }
 
     /// Integrates one corner from the origin at heading 0: writes its step points but the last
-    /// into `pts` and returns `(count, end point)`.
-    fn integrate_corner(&self, turn: f32, radius: f32, pts: &mut [Vec2]) -> (usize, Vec2) {
+    /// into `pts` and returns `(count, end point, (cos, sin) of its turn)`.
+    fn integrate_corner(
+        &self,
+        turn: f32,
+        radius: f32,
+        pts: &mut [Vec2],
+    ) -> (usize, Vec2, [f32; 2]) {
         let mag = turn.abs();
         let kappa = if turn < 0.0 {
             -1.0 / radius
@@ -355,37 +365,67 @@ impl Circuit {
             total: 2 * n_ramp + n_arc,
             pts,
         };
-        // Headings at the step midpoints s_i = (i + ½)·h: on a ramp of length L from curvature
-        // 0 to κ, ψ(s) = κ·s²/2L (second difference κ·h²/L); on the arc, linear in s; on the
-        // ramp back, ψ(s) = ψ_arc + κ·(s − s²/2L) = θ − ψ_ramp(L − s), θ = ψ_arc + κ·L/2.
-        let ramp_end = 0.5 * kappa * ramp_len;
+        // Headings at the step midpoints s_i = (i + ½)·h: on a ramp of n steps from curvature
+        // 0 to κ, ψ_i = δδ·(i + ½)²/2 with δδ = κ·h²/L, so ψ_0 = δδ/8 and ψ_{i+1} − ψ_i =
+        // (i + 1)·δδ; the ramp ends at heading n²·δδ/2 = ψ_{n−1} + δδ·(n/2 − 1/8). On the arc,
+        // ψ = ramp end + (j + ½)·δ with δ = κ·h. The ramp back is the first ramp reversed and
+        // mirrored. Every angle given to `small_cos_sin` here is below 0.2 rad (turns of at most
+        // 200°, transitions of at most 0.45).
         let mut dirs = [[0.0f32; 2]; MAX_RAMP_STEPS];
+        let mut ramp_end = [1.0f32, 0.0];
         if n_ramp > 0 {
             let h = ramp_len / n_ramp as f32;
-            let s0 = 0.5 * h;
             let dd = kappa * h * h / ramp_len;
-            let psi0 = kappa * s0 * s0 / (2.0 * ramp_len);
-            walk.section(n_ramp, h, psi0, dd, dd, &mut dirs[..n_ramp]);
+            let e = small_cos_sin(dd);
+            let last = walk.section(
+                n_ramp,
+                h,
+                small_cos_sin(0.125 * dd),
+                e,
+                Some(e),
+                &mut dirs[..n_ramp],
+            );
+            ramp_end = rotate(last, small_cos_sin(dd * (0.5 * n_ramp as f32 - 0.125)));
         }
         let h = arc_len / n_arc as f32;
-        walk.section(
+        let half = small_cos_sin(kappa * (0.5 * h));
+        let last = walk.section(
             n_arc,
             h,
-            ramp_end + kappa * (0.5 * h),
-            kappa * h,
-            0.0,
+            rotate(ramp_end, half),
+            small_cos_sin(kappa * h),
+            None,
             &mut [],
         );
-        let arc_end = ramp_end + kappa * arc_len;
+        // The whole turn: the arc's end heading, then the ramp back's turn (the first ramp's).
+        let whole = unit(rotate(rotate(last, half), ramp_end));
         if n_ramp > 0 {
-            walk.mirror(
-                ramp_len / n_ramp as f32,
-                arc_end + ramp_end,
-                &dirs[..n_ramp],
-            );
+            walk.mirror(ramp_len / n_ramp as f32, whole, &dirs[..n_ramp]);
         }
-        (walk.written, walk.p)
+        (walk.written, walk.p, whole)
     }
+}
+
+/// `(cos, sin)` of a small angle `x` (|x| ≤ 0.5) from the Taylor polynomials of degree 7 (sine)
+/// and 8 (cosine) in Horner form, IEEE operations only (the twin `tg_circuit_small_cos_sin`
+/// evaluates the same expressions); the truncation error is below 1e-8 on that range.
+fn small_cos_sin(x: f32) -> [f32; 2] {
+    let x2 = x * x;
+    let s = x + x * x2 * (-0.166_666_67 + x2 * (0.008_333_334 + x2 * -0.000_198_412_7));
+    let c =
+        1.0 + x2 * (-0.5 + x2 * (0.041_666_668 + x2 * (-0.001_388_888_9 + x2 * 2.480_158_8e-5)));
+    [c, s]
+}
+
+/// The complex product of two `(cos, sin)` pairs: direction `u` turned by the rotation `e`.
+fn rotate(u: [f32; 2], e: [f32; 2]) -> [f32; 2] {
+    [u[0] * e[0] - u[1] * e[1], u[1] * e[0] + u[0] * e[1]]
+}
+
+/// `u` scaled to unit length.
+fn unit(u: [f32; 2]) -> [f32; 2] {
+    let r = (u[0] * u[0] + u[1] * u[1]).sqrt();
+    [u[0] / r, u[1] / r]
 }
 
 /// The state of one corner integration: the point, the steps taken, the points written, the step
@@ -399,41 +439,39 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// `n` steps of length `h`, step `i` at heading `ψ_0 + Σ_{j<i} (δ_0 + j·δδ)` (a heading
-    /// quadratic in `i`). The direction turns by the rotation recurrences `u ← u·e`, `e ← e·f`
-    /// (complex products; `e = e^{iδ_0}`, `f = e^{iδδ}`): at most three [`sin_cos`] per section
-    /// instead of one per step. Each step's end point is kept unless it is the corner's last.
-    fn section(&mut self, n: usize, h: f32, psi0: f32, d0: f32, dd: f32, keep: &mut [[f32; 2]]) {
-        let (mut s, mut c) = sin_cos(psi0);
-        // A section of one step needs no turn, of two no change of turn.
-        let (mut es, mut ec) = if n >= 2 { sin_cos(d0) } else { (0.0, 1.0) };
-        // (A ramp's first section turns by as much more each step as its first step turns.)
-        let (fs, fc) = if n < 3 {
-            (0.0, 1.0)
-        } else if dd == d0 {
-            (es, ec)
-        } else {
-            sin_cos(dd)
-        };
+    /// `n` steps of length `h`, the first along the direction `u` (`(cos, sin)`), each turned
+    /// from the one before by the rotation `e`, which is itself turned by `f` after each step
+    /// (when given: a heading quadratic in the step index). The first `keep.len()` directions
+    /// go to `keep`; returns the last step's direction.
+    fn section(
+        &mut self,
+        n: usize,
+        h: f32,
+        mut u: [f32; 2],
+        mut e: [f32; 2],
+        f: Option<[f32; 2]>,
+        keep: &mut [[f32; 2]],
+    ) -> [f32; 2] {
         for i in 0..n {
             if i < keep.len() {
-                keep[i] = [c, s];
+                keep[i] = u;
             }
-            self.step(h, c, s);
+            self.step(h, u[0], u[1]);
             if i + 1 < n {
-                (c, s) = (c * ec - s * es, s * ec + c * es);
-                if i + 2 < n {
-                    (ec, es) = (ec * fc - es * fs, es * fc + ec * fs);
+                u = rotate(u, e);
+                if let Some(f) = f {
+                    e = rotate(e, f);
                 }
             }
         }
+        u
     }
 
-    /// The ramp back, at one [`sin_cos`]: it is the first ramp reversed and mirrored, so its
-    /// step `i` of `dirs.len()` heads at `θ − ψ_1(n − 1 − i)` (θ the corner's whole turn,
+    /// The ramp back: the first ramp reversed and mirrored, so its step `i` of `dirs.len()`
+    /// heads at `θ − ψ_1(n − 1 − i)` (θ the corner's whole turn, `whole` its `(cos, sin)`;
     /// `ψ_1` the first ramp's step headings, whose directions `dirs` holds).
-    fn mirror(&mut self, h: f32, theta: f32, dirs: &[[f32; 2]]) {
-        let (st, ct) = sin_cos(theta);
+    fn mirror(&mut self, h: f32, whole: [f32; 2], dirs: &[[f32; 2]]) {
+        let [ct, st] = whole;
         for d in dirs.iter().rev() {
             self.step(h, ct * d[0] + st * d[1], st * d[0] - ct * d[1]);
         }
@@ -540,19 +578,18 @@ impl Circuit {
         // Corner shapes, lengths and headings.
         let target = rng.range(self.min_length_m, self.max_length_m);
         let mut fixed = 0.0f32;
-        let mut heading = 0.0f32;
+        // Each straight's heading is the one before turned by the corner between them.
+        let mut heading = [1.0f32, 0.0];
         for (k, leg) in legs.iter_mut().enumerate() {
             let pts = &mut local[k * MAX_STEPS..(k + 1) * MAX_STEPS];
-            let (count, end) = self.integrate_corner(leg.turn, leg.radius, pts);
+            let (count, end, whole) = self.integrate_corner(leg.turn, leg.radius, pts);
             counts[k] = count as f32;
             leg.dx = end[0];
             leg.dy = end[1];
             fixed += leg.turn.abs() * leg.radius * (1.0 + 2.0 * self.transition);
             fixed += leg.straight.max(0.0);
-            let (s, c) = sin_cos(heading);
-            leg.cos = c;
-            leg.sin = s;
-            heading += leg.turn;
+            [leg.cos, leg.sin] = heading;
+            heading = rotate(heading, whole);
         }
         let budget = (target - fixed).max(0.25 * target);
         let mut weight_sum = 0.0f32;
