@@ -943,6 +943,44 @@ mod tests {
     }
 
     #[test]
+    fn small_angle_rotations_match_f64() {
+        for k in -500..=500 {
+            let x = k as f32 * 0.001;
+            let [c, s] = small_cos_sin(x);
+            let (es, ec) = f64::from(x).sin_cos();
+            assert!((f64::from(s) - es).abs() < 1.2e-7, "sin {x}: {s} vs {es}");
+            assert!((f64::from(c) - ec).abs() < 1.2e-7, "cos {x}: {c} vs {ec}");
+        }
+    }
+
+    #[test]
+    fn corners_turn_by_their_turn_and_end_on_their_last_point() {
+        // Exit heading against f64 cos/sin of entry + turn, over turns up to the cap, both
+        // signs, and transitions from none to the widest.
+        let mut rng = LaneRng::new(5, 0, 0, 1);
+        let mut pts = vec![Vec2::NAN; MAX_STEPS];
+        for case in 0..400 {
+            let c = Circuit {
+                transition: [0.0, 0.2, 0.45][case % 3],
+                ..f1_like()
+            };
+            let turn = rng.range(-MAX_TURN, MAX_TURN);
+            let radius = rng.range(12.0, 250.0);
+            let entry_angle = f64::from(rng.range(-3.0, 3.0));
+            let entry = [entry_angle.cos() as f32, entry_angle.sin() as f32];
+            let (count, end, exit) = c.integrate_corner(turn, radius, entry, &mut pts);
+            let want = entry_angle + f64::from(turn);
+            let err =
+                (f64::from(exit[0]) - want.cos()).abs() + (f64::from(exit[1]) - want.sin()).abs();
+            assert!(
+                err < 1e-5,
+                "case {case}: turn {turn} exit {exit:?} error {err}"
+            );
+            assert_eq!(pts[count - 1], end, "case {case}");
+        }
+    }
+
+    #[test]
     fn segment_distance_matches_sampling() {
         let mut rng = LaneRng::new(3, 0, 0, 1);
         let point = |rng: &mut LaneRng| Vec2::new(rng.range(-10.0, 10.0), rng.range(-10.0, 10.0));
