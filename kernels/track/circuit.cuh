@@ -54,7 +54,7 @@ struct tg_circuit_leg {
     // Length of the straight before the corner, metres; its closure weight (0 when frozen).
     float straight;
     float weight;
-    // Corner displacement in its own frame (entry heading along +x).
+    // Corner displacement, from its start to its end.
     float dx;
     float dy;
     // Cosine and sine of the heading of the straight.
@@ -251,78 +251,94 @@ TG_HD inline tg_u32 tg_circuit_steps(float t, tg_u32 cap) {
     return s < cap ? (tg_u32)s : cap;
 }
 
-// The state of one corner integration: the point, the steps taken, the points written, the
-// step count, and where the points go (Rust `circuit::Walk`).
+// The state of one corner integration: the point, the points written, and where they go (Rust
+// `circuit::Walk`).
 struct tg_circuit_walk {
     tg_vec2 p;
-    tg_u32 k;
     tg_u32 written;
-    tg_u32 total;
     tg_vec2* pts;
 };
 
-// One step of length h along (c, s); its end point is kept unless it is the corner's last
-// (Rust `Walk::step`).
+// One step of length h along (c, s); its end point is kept (Rust `Walk::step`).
 TG_HD inline void tg_circuit_step(tg_circuit_walk* w, float h, float c, float s) {
     w->p.x += h * c;
     w->p.y += h * s;
-    if (w->k + 1u < w->total) {
-        w->pts[w->written] = w->p;
-        w->written += 1u;
-    }
-    w->k += 1u;
+    w->pts[w->written] = w->p;
+    w->written += 1u;
 }
 
-// n steps of length h, step i at heading psi0 + sum_{j<i} (d0 + j·dd), the directions turned by
-// rotation recurrences; the first keep_len directions go to keep as (cos, sin) (Rust
+// (cos, sin) of a small angle x (|x| <= 0.5) from the Taylor polynomials of degree 7 (sine) and
+// 8 (cosine) in Horner form ({a} cos, {b} sin; Rust `circuit::small_cos_sin`).
+TG_HD inline tg_f32x2 tg_circuit_small_cos_sin(float x) {
+    float x2 = x * x;
+    tg_f32x2 out;
+    out.b = x + x * x2 *
+                    (-0x1.555556p-3f + x2 * (0x1.111112p-7f + x2 * -0x1.a01a02p-13f));
+    out.a = 1.0f + x2 * (-0.5f + x2 * (0x1.555556p-5f +
+                                       x2 * (-0x1.6c16c2p-10f + x2 * 0x1.a01a02p-16f)));
+    return out;
+}
+
+// The complex product of two (cos, sin) pairs: direction u turned by the rotation e (Rust
+// `circuit::rotate`).
+TG_HD inline tg_f32x2 tg_circuit_rotate(tg_f32x2 u, tg_f32x2 e) {
+    tg_f32x2 out;
+    out.a = u.a * e.a - u.b * e.b;
+    out.b = u.b * e.a + u.a * e.b;
+    return out;
+}
+
+// u scaled to unit length (Rust `circuit::unit`).
+TG_HD inline tg_f32x2 tg_circuit_unit(tg_f32x2 u) {
+    float r = sqrtf(u.a * u.a + u.b * u.b);
+    tg_f32x2 out;
+    out.a = u.a / r;
+    out.b = u.b / r;
+    return out;
+}
+
+// n steps of length h, the first along the direction u ({a} cos, {b} sin), each turned from the
+// one before by the rotation e, which is itself turned by f after each step when turning; the
+// first keep_len directions go to keep as (cos, sin); returns the last step's direction (Rust
 // `Walk::section`).
-TG_HD inline void tg_circuit_section(tg_circuit_walk* w, tg_u32 n, float h, float psi0, float d0,
-                                     float dd, tg_vec2* keep, tg_u32 keep_len) {
-    tg_f32x2 u = tg_sin_cos(psi0);
-    // A section of one step needs no turn, of two no change of turn.
-    tg_f32x2 e = n >= 2u ? tg_sin_cos(d0) : tg_f32x2{0.0f, 1.0f};
-    // (A ramp's first section turns by as much more each step as its first step turns.)
-    tg_f32x2 f = n < 3u ? tg_f32x2{0.0f, 1.0f} : (dd == d0 ? e : tg_sin_cos(dd));
-    float s = u.a;
-    float c = u.b;
-    float es = e.a;
-    float ec = e.b;
+TG_HD inline tg_f32x2 tg_circuit_section(tg_circuit_walk* w, tg_u32 n, float h, tg_f32x2 u,
+                                         tg_f32x2 e, bool turning, tg_f32x2 f, tg_vec2* keep,
+                                         tg_u32 keep_len) {
     for (tg_u32 i = 0u; i < n; ++i) {
         if (i < keep_len) {
-            keep[i] = tg_v2(c, s);
+            keep[i] = tg_v2(u.a, u.b);
         }
-        tg_circuit_step(w, h, c, s);
+        tg_circuit_step(w, h, u.a, u.b);
         if (i + 1u < n) {
-            float c2 = c * ec - s * es;
-            float s2 = s * ec + c * es;
-            c = c2;
-            s = s2;
-            if (i + 2u < n) {
-                float ec2 = ec * f.b - es * f.a;
-                float es2 = es * f.b + ec * f.a;
-                ec = ec2;
-                es = es2;
+            u = tg_circuit_rotate(u, e);
+            if (turning) {
+                e = tg_circuit_rotate(e, f);
             }
         }
     }
+    return u;
 }
 
-// The ramp back at one sin_cos: the first ramp reversed and mirrored, its directions dirs[0..n)
-// (cos, sin) reflected and rotated by theta, last to first (Rust `Walk::mirror`).
-TG_HD inline void tg_circuit_mirror(tg_circuit_walk* w, float h, float theta, const tg_vec2* dirs,
-                                    tg_u32 n) {
-    tg_f32x2 t = tg_sin_cos(theta);
+// The ramp back: step i of n along `mirror` ({a} cos, {b} sin) times the conjugate of the first
+// ramp's direction dirs[n - 1 - i] (Rust `Walk::mirror`).
+TG_HD inline void tg_circuit_mirror(tg_circuit_walk* w, float h, tg_f32x2 mirror,
+                                    const tg_vec2* dirs, tg_u32 n) {
+    float ct = mirror.a;
+    float st = mirror.b;
     for (tg_u32 i = n; i > 0u; --i) {
         tg_vec2 d = dirs[i - 1u];
-        tg_circuit_step(w, h, t.b * d.x + t.a * d.y, t.a * d.x - t.b * d.y);
+        tg_circuit_step(w, h, ct * d.x + st * d.y, st * d.x - ct * d.y);
     }
 }
 
-// Integrates one corner (signed turn, radius) from the origin at heading 0: writes its step
-// points but the last into pts (room for TG_CIRCUIT_MAX_STEPS) and returns the count; the end
-// point goes to *end.
+// Integrates one corner (signed turn, radius) from the origin, entered at the heading entry
+// ({a} cos, {b} sin): writes its step points, the end point last, into pts (room for
+// TG_CIRCUIT_MAX_STEPS) and returns the count; the end point goes to *end and the exit heading,
+// scaled to unit length, to *exit_out (Rust `Circuit::integrate_corner`, whose comments derive
+// the headings).
 TG_HD inline tg_u32 tg_circuit_integrate_corner(float transition, float turn, float radius,
-                                                tg_vec2* pts, tg_vec2* end) {
+                                                tg_f32x2 entry, tg_vec2* pts, tg_vec2* end,
+                                                tg_f32x2* exit_out) {
     float mag = tg_abs(turn);
     float kappa = turn < 0.0f ? -1.0f / radius : 1.0f / radius;
     float ramp_turn = transition * mag;
@@ -334,26 +350,34 @@ TG_HD inline tg_u32 tg_circuit_integrate_corner(float transition, float turn, fl
     tg_u32 n_arc = tg_circuit_steps(arc_turn, TG_CIRCUIT_MAX_ARC_STEPS);
     tg_circuit_walk w;
     w.p = tg_v2(0.0f, 0.0f);
-    w.k = 0u;
     w.written = 0u;
-    w.total = 2u * n_ramp + n_arc;
     w.pts = pts;
-    float ramp_end = 0.5f * kappa * ramp_len;
     tg_vec2 dirs[TG_CIRCUIT_MAX_RAMP_STEPS];
+    tg_f32x2 ramp_end = entry;
     if (n_ramp > 0u) {
         float h = ramp_len / (float)n_ramp;
-        float s0 = 0.5f * h;
         float dd = kappa * h * h / ramp_len;
-        float psi0 = kappa * s0 * s0 / (2.0f * ramp_len);
-        tg_circuit_section(&w, n_ramp, h, psi0, dd, dd, dirs, n_ramp);
+        tg_f32x2 e = tg_circuit_small_cos_sin(dd);
+        tg_f32x2 first = tg_circuit_rotate(entry, tg_circuit_small_cos_sin(0.125f * dd));
+        tg_f32x2 last = tg_circuit_section(&w, n_ramp, h, first, e, true, e, dirs, n_ramp);
+        ramp_end = tg_circuit_rotate(
+            last, tg_circuit_small_cos_sin(dd * (0.5f * (float)n_ramp - 0.125f)));
     }
     float h = arc_len / (float)n_arc;
-    tg_circuit_section(&w, n_arc, h, ramp_end + kappa * (0.5f * h), kappa * h, 0.0f, dirs, 0u);
-    float arc_end = ramp_end + kappa * arc_len;
+    tg_f32x2 half = tg_circuit_small_cos_sin(kappa * (0.5f * h));
+    tg_f32x2 first = tg_circuit_rotate(ramp_end, half);
+    tg_f32x2 one = {1.0f, 0.0f};
+    tg_f32x2 last = tg_circuit_section(&w, n_arc, h, first, tg_circuit_small_cos_sin(kappa * h),
+                                       false, one, dirs, 0u);
+    // The ramp back's directions are `mirror` times the conjugates of the first ramp's; the exit
+    // heading is `mirror` turned back by the entry.
+    tg_f32x2 mirror = tg_circuit_rotate(tg_circuit_rotate(last, half), ramp_end);
     if (n_ramp > 0u) {
-        tg_circuit_mirror(&w, ramp_len / (float)n_ramp, arc_end + ramp_end, dirs, n_ramp);
+        tg_circuit_mirror(&w, ramp_len / (float)n_ramp, mirror, dirs, n_ramp);
     }
+    tg_f32x2 back = {entry.a, -entry.b};
     *end = w.p;
+    *exit_out = tg_circuit_unit(tg_circuit_rotate(mirror, back));
     return w.written;
 }
 
@@ -362,8 +386,8 @@ TG_HD inline tg_vec2 tg_circuit_gap(const tg_circuit_leg* legs, tg_u32 n) {
     tg_vec2 g = tg_v2(0.0f, 0.0f);
     for (tg_u32 k = 0u; k < n; ++k) {
         const tg_circuit_leg& l = legs[k];
-        g.x += l.straight * l.cos_heading + (l.cos_heading * l.dx - l.sin_heading * l.dy);
-        g.y += l.straight * l.sin_heading + (l.sin_heading * l.dx + l.cos_heading * l.dy);
+        g.x += l.straight * l.cos_heading + l.dx;
+        g.y += l.straight * l.sin_heading + l.dy;
     }
     return g;
 }
@@ -374,7 +398,8 @@ TG_HD inline bool tg_circuit_closed(tg_vec2 g, float tolerance) {
 
 // The clearance skeleton of one drawn track, in scratch (Rust `circuit::Skeleton`): vertices
 // (the first repeated after the last), their arc positions (the length after the last), the pad
-// of the segment each starts, each leg's first vertex (as f32, the count after the last leg),
+// of the segment each starts, each leg's first vertex (its bits in an f32, the count after the
+// last leg),
 // each leg's box (the union of its segments') and each segment's inflated box.
 struct tg_circuit_skeleton {
     tg_vec2* pts;
@@ -435,8 +460,8 @@ TG_HD inline float tg_circuit_segment_segment2(tg_vec2 p0, tg_vec2 p1, tg_vec2 q
     return tg_min(d, tg_circuit_point_segment2(q1, p0, p1));
 }
 
-// Walks the closed legs[0..n): writes each straight's ends and each corner's points rotated to
-// its entry heading into out (returns how many), and the clearance skeleton into sk (Rust
+// Walks the closed legs[0..n): writes each straight's ends and each corner's points moved to its
+// start into out (returns how many), and the clearance skeleton into sk (Rust
 // `Circuit::walk`).
 TG_HD inline tg_u32 tg_circuit_walk_legs(const tg_circuit_params& p, const tg_circuit_leg* legs,
                                          tg_u32 n, const tg_vec2* local, const float* counts,
@@ -448,7 +473,7 @@ TG_HD inline tg_u32 tg_circuit_walk_legs(const tg_circuit_params& p, const tg_ci
     float piece_pad = 8.0f * TG_CIRCUIT_PIECE_PAD * p.half_width_m;
     for (tg_u32 k = 0u; k < n; ++k) {
         const tg_circuit_leg& l = legs[k];
-        sk->first[k] = (float)sk->n;
+        sk->first[k] = tg_f32_from_bits(sk->n);
         tg_u32 count = tg_f32_to_u32(counts[k]);
         float r = l.radius;
         float corner_len = tg_abs(l.turn) * r * (1.0f + 2.0f * p.transition);
@@ -476,8 +501,7 @@ TG_HD inline tg_u32 tg_circuit_walk_legs(const tg_circuit_params& p, const tg_ci
         const tg_vec2* corner = local + k * TG_CIRCUIT_MAX_STEPS;
         for (tg_u32 i = 0u; i < count; ++i) {
             tg_vec2 q = corner[i];
-            tg_vec2 w = tg_v2(q0.x + (l.cos_heading * q.x - l.sin_heading * q.y),
-                              q0.y + (l.sin_heading * q.x + l.cos_heading * q.y));
+            tg_vec2 w = tg_v2(q0.x + q.x, q0.y + q.y);
             out[written] = w;
             written += 1u;
             left -= 1u;
@@ -487,10 +511,9 @@ TG_HD inline tg_u32 tg_circuit_walk_legs(const tg_circuit_params& p, const tg_ci
             }
         }
         arc += corner_len;
-        q0 = tg_v2(q0.x + (l.cos_heading * l.dx - l.sin_heading * l.dy),
-                   q0.y + (l.sin_heading * l.dx + l.cos_heading * l.dy));
+        q0 = tg_v2(q0.x + l.dx, q0.y + l.dy);
     }
-    sk->first[n] = (float)sk->n;
+    sk->first[n] = tg_f32_from_bits(sk->n);
     sk->pts[sk->n] = sk->pts[0];
     sk->arc[sk->n] = arc;
     return written;
@@ -506,21 +529,29 @@ TG_HD inline bool tg_circuit_clear(const tg_circuit_params& p, tg_u32 n, tg_circ
     float clearance = 2.0f * p.half_width_m;
     float near_arc = TG_PI * p.half_width_m;
     float safe = TG_TAU * p.min_turn_radius_m - near_arc;
-    float total = sk->arc[sk->n];
+    tg_u32 verts = sk->n;
+    const tg_vec2* pts = sk->pts;
+    const float* arc = sk->arc;
+    const float* pad = sk->pad;
+    const float* first = sk->first;
+    float total = arc[verts];
     // Segment boxes inflated by half the clearance and their pads; leg boxes, their unions.
+    for (tg_u32 v = 0u; v < verts; ++v) {
+        tg_vec2 q0 = pts[v];
+        tg_vec2 q1 = pts[v + 1u];
+        float inflate = 0.5f * clearance + pad[v];
+        float* seg = sk->seg_boxes + 4u * v;
+        seg[0] = tg_min(q0.x, q1.x) - inflate;
+        seg[1] = tg_min(q0.y, q1.y) - inflate;
+        seg[2] = tg_max(q0.x, q1.x) + inflate;
+        seg[3] = tg_max(q0.y, q1.y) + inflate;
+    }
     for (tg_u32 k = 0u; k < n; ++k) {
-        tg_u32 a = tg_f32_to_u32(sk->first[k]);
-        tg_u32 b = tg_f32_to_u32(sk->first[k + 1u]);
+        tg_u32 a = tg_f32_to_bits(first[k]);
+        tg_u32 b = tg_f32_to_bits(first[k + 1u]);
         float leg[4] = {tg_inf(), tg_inf(), tg_neg_inf(), tg_neg_inf()};
         for (tg_u32 v = a; v < b; ++v) {
-            tg_vec2 q0 = sk->pts[v];
-            tg_vec2 q1 = sk->pts[v + 1u];
-            float inflate = 0.5f * clearance + sk->pad[v];
-            float* seg = sk->seg_boxes + 4u * v;
-            seg[0] = tg_min(q0.x, q1.x) - inflate;
-            seg[1] = tg_min(q0.y, q1.y) - inflate;
-            seg[2] = tg_max(q0.x, q1.x) + inflate;
-            seg[3] = tg_max(q0.y, q1.y) + inflate;
+            const float* seg = sk->seg_boxes + 4u * v;
             leg[0] = tg_min(leg[0], seg[0]);
             leg[1] = tg_min(leg[1], seg[1]);
             leg[2] = tg_max(leg[2], seg[2]);
@@ -531,15 +562,20 @@ TG_HD inline bool tg_circuit_clear(const tg_circuit_params& p, tg_u32 n, tg_circ
         }
     }
     for (tg_u32 a = 0u; a < n; ++a) {
+        const float* ba = sk->boxes + 4u * a;
+        tg_u32 i0 = tg_f32_to_bits(first[a]);
+        tg_u32 i1 = tg_f32_to_bits(first[a + 1u]);
         for (tg_u32 b = a; b < n; ++b) {
             const float* bb = sk->boxes + 4u * b;
-            if (tg_circuit_apart(sk->boxes + 4u * a, bb)) {
+            if (tg_circuit_apart(ba, bb)) {
                 continue;
             }
-            tg_u32 i0 = tg_f32_to_u32(sk->first[a]);
-            tg_u32 i1 = tg_f32_to_u32(sk->first[a + 1u]);
-            tg_u32 j_lo = tg_f32_to_u32(sk->first[b]);
-            tg_u32 j1 = tg_f32_to_u32(sk->first[b + 1u]);
+            tg_u32 j_lo = tg_f32_to_bits(first[b]);
+            tg_u32 j1 = tg_f32_to_bits(first[b + 1u]);
+            // No segment of leg b ends more than `safe` ahead of leg a's start.
+            if (arc[j1] <= arc[i0] + safe) {
+                continue;
+            }
             // The first segment of leg b far enough ahead of segment i; it never moves back.
             tg_u32 start = j_lo;
             for (tg_u32 i = i0; i < i1; ++i) {
@@ -547,8 +583,8 @@ TG_HD inline bool tg_circuit_clear(const tg_circuit_params& p, tg_u32 n, tg_circ
                 if (tg_circuit_apart(ib, bb)) {
                     continue;
                 }
-                float a0 = sk->arc[i];
-                float a1 = sk->arc[i + 1u];
+                float a0 = arc[i];
+                float a1 = arc[i + 1u];
                 float ahead0 = a1 + near_arc;
                 float ahead1 = a0 + safe;
                 float behind1 = a0 + (total - near_arc);
@@ -557,15 +593,15 @@ TG_HD inline bool tg_circuit_clear(const tg_circuit_params& p, tg_u32 n, tg_circ
                 if (a == b && i + 1u > j) {
                     j = i + 1u;
                 }
-                while (j < j1 && !(sk->arc[j] > ahead0 && sk->arc[j + 1u] > ahead1)) {
+                while (j < j1 && !(arc[j] > ahead0 && arc[j + 1u] > ahead1)) {
                     j += 1u;
                 }
                 start = j;
-                while (j < j1 && sk->arc[j + 1u] < behind1 && sk->arc[j] < behind0) {
+                while (j < j1 && arc[j + 1u] < behind1 && arc[j] < behind0) {
                     if (!tg_circuit_apart(ib, sk->seg_boxes + 4u * j)) {
-                        float need = clearance + sk->pad[i] + sk->pad[j];
-                        float d2 = tg_circuit_segment_segment2(sk->pts[i], sk->pts[i + 1u],
-                                                               sk->pts[j], sk->pts[j + 1u]);
+                        float need = clearance + pad[i] + pad[j];
+                        float d2 =
+                            tg_circuit_segment_segment2(pts[i], pts[i + 1u], pts[j], pts[j + 1u]);
                         if (d2 < need * need) {
                             return false;
                         }
@@ -600,21 +636,24 @@ TG_HD inline tg_u32 tg_circuit_draw(const tg_circuit_params& p, tg_rng* rng, tg_
     float target = tg_rng_range(rng, p.min_length_m, p.max_length_m);
     *target_out = target;
     float fixed = 0.0f;
-    float heading = 0.0f;
+    // Each straight's heading ({a} cos, {b} sin) is the exit heading of the corner before it.
+    tg_f32x2 heading = {1.0f, 0.0f};
     for (tg_u32 k = 0u; k < n; ++k) {
         tg_circuit_leg* leg = &legs[k];
         tg_vec2 end;
-        tg_u32 count = tg_circuit_integrate_corner(p.transition, leg->turn, leg->radius,
-                                                   local + k * TG_CIRCUIT_MAX_STEPS, &end);
-        counts[k] = (float)count;
+        tg_f32x2 exit_heading;
+        tg_u32 count =
+            tg_circuit_integrate_corner(p.transition, leg->turn, leg->radius, heading,
+                                        local + k * TG_CIRCUIT_MAX_STEPS, &end, &exit_heading);
+        // The points but the last (the next leg's start).
+        counts[k] = (float)(count - 1u);
         leg->dx = end.x;
         leg->dy = end.y;
         fixed += tg_abs(leg->turn) * leg->radius * (1.0f + 2.0f * p.transition);
         fixed += tg_max(leg->straight, 0.0f);
-        tg_f32x2 sc = tg_sin_cos(heading);
-        leg->cos_heading = sc.b;
-        leg->sin_heading = sc.a;
-        heading += leg->turn;
+        leg->cos_heading = heading.a;
+        leg->sin_heading = heading.b;
+        heading = exit_heading;
     }
     float budget = tg_max(target - fixed, 0.25f * target);
     float weight_sum = 0.0f;

@@ -28,7 +28,7 @@
 //! **Closure.** A target length is drawn in `[min_length_m, max_length_m]`; the corners take their
 //! arc length and the rest is shared among the straights by random weights `0.1 + u²` (a few long
 //! straights, many short ones). With the headings fixed, the end point misses the start by
-//! `g = Σ L_k·u(ψ_k) + Σ Rot(ψ_k)·D_k` (`D_k` the corner's displacement in its own frame). The
+//! `g = Σ L_k·u(ψ_k) + Σ D_k` (`D_k` the corner's displacement, start to end). The
 //! straights are corrected by the weighted least-norm solution of `Σ ΔL_k·u(ψ_k) = −g` with
 //! weights `L_k` (relative changes, so short straights stay short); a straight driven below 0 is
 //! clamped and frozen, and the solve repeats (at most 6 rounds). An attempt whose gap does not
@@ -37,15 +37,21 @@
 //! correction left shorter than its target length is scaled up, as a whole, to that length (its
 //! radii grow by the same factor, so the minimum turn radius still holds).
 //!
-//! **Integration.** Each corner is integrated in its own frame with steps of at most 0.15 rad of
-//! turn, each step along the heading at its midpoint. The heading is quadratic in the step index
-//! on each section (ramp, arc, ramp), so the step directions follow by rotation recurrences from
-//! at most three [`sin_cos`] per section instead of one per step (two on the first ramp, whose
-//! first turn equals its change of turn); the ramp back is the first ramp reversed and mirrored,
-//! its directions those of the first ramp's steps reflected and rotated by the corner's turn, at
-//! one [`sin_cos`] (IEEE operations and [`crate::math`] only; the directions drift from unit
-//! length by rounding only, far below the closure tolerance). The corner's step points are kept in scratch and reused, rotated, for
-//! the output, so the displacement the closure solves with is the one the output walks.
+//! **Integration.** Each corner is integrated from its entry heading (the exit heading of the
+//! corner before it, the first entered along +x) with steps of at most 0.15 rad of turn, each
+//! step along the heading at its midpoint. The heading is quadratic in the step index on each
+//! section (ramp, arc, ramp), so the step directions follow by rotation recurrences (complex
+//! products) from the rotations of a few small angles (below 0.2 rad), each from its Taylor
+//! polynomial (`small_cos_sin`), with no call to [`crate::math::sin_cos`]: the first ramp from its
+//! first heading and its first turn, the arc from the ramp's end heading (the last ramp direction
+//! turned on by half a step) and its step turn; the ramp back is the first ramp reversed and
+//! mirrored, its directions those of the first ramp's steps reflected and turned by the arc's end
+//! heading and the ramp's (`integrate_corner` derives it). The exit heading is scaled to unit
+//! length. IEEE operations only; the directions drift from unit length and the headings from
+//! their exact values by rounding only (about 1e-6 rad a corner), far below the closure
+//! tolerance. The corner's step points, relative to its start, are kept in scratch and reused,
+//! moved to the corner's start, for the output, so the displacement the closure solves with is
+//! the one the output walks.
 //!
 //! **Clearance.** A closed draw is checked before it is accepted, so that the pipeline's
 //! validity check (thickness ≥ 0.98·hw at arc distance > π·hw, no crossings) rarely rejects it.
@@ -57,7 +63,8 @@
 //! touching it is left out, its points being neighbours or continuing each other — or within
 //! 2π·R − π·hw (a path of curvature ≤ 1/R cannot come back to within 2·hw inside that arc, since
 //! its chord is at least that of a circle of radius R). Pairs of legs whose boxes, inflated by
-//! hw and their pads, are disjoint are skipped whole. A draw that does not close or does not keep
+//! hw and their pads, are disjoint are skipped whole, and so are pairs of legs of which the later
+//! ends within 2π·R − π·hw of the earlier's start (no segment pair of theirs is checked). A draw that does not close or does not keep
 //! its clearance is drawn again on the same stream, at most 6 times in all, before the lane writes
 //! no points (and the pipeline retries on a fresh stream). Scaling up to the target length only
 //! increases the distances the check measured.
@@ -67,7 +74,7 @@ use bytemuck::{Pod, Zeroable};
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
-use crate::math::{sin_cos, PI, TAU};
+use crate::math::{PI, TAU};
 use crate::rng::LaneRng;
 
 /// Largest turn of one corner after rescaling, radians (200°).
@@ -133,7 +140,7 @@ struct Leg {
     straight: f32,
     /// Closure weight of the straight (0 when frozen).
     weight: f32,
-    /// Corner displacement in its own frame (entry heading along +x).
+    /// Corner displacement, from its start to its end.
     dx: f32,
     dy: f32,
     /// Cosine and sine of the heading of the straight.
@@ -324,9 +331,16 @@ impl Circuit {
         false
     }
 
-    /// Integrates one corner from the origin at heading 0: writes its step points but the last
-    /// into `pts` and returns `(count, end point)`.
-    fn integrate_corner(&self, turn: f32, radius: f32, pts: &mut [Vec2]) -> (usize, Vec2) {
+    /// Integrates one corner from the origin, entered at the heading `entry` (`(cos, sin)`):
+    /// writes its step points (the end point last) into `pts` and returns `(count, end point,
+    /// exit heading)`, the exit heading scaled to unit length.
+    fn integrate_corner(
+        &self,
+        turn: f32,
+        radius: f32,
+        entry: [f32; 2],
+        pts: &mut [Vec2],
+    ) -> (usize, Vec2, [f32; 2]) {
         let mag = turn.abs();
         let kappa = if turn < 0.0 {
             -1.0 / radius
@@ -350,105 +364,116 @@ impl Circuit {
         let n_arc = steps(arc_turn, MAX_ARC_STEPS);
         let mut walk = Walk {
             p: Vec2::ZERO,
-            k: 0,
             written: 0,
-            total: 2 * n_ramp + n_arc,
             pts,
         };
-        // Headings at the step midpoints s_i = (i + ½)·h: on a ramp of length L from curvature
-        // 0 to κ, ψ(s) = κ·s²/2L (second difference κ·h²/L); on the arc, linear in s; on the
-        // ramp back, ψ(s) = ψ_arc + κ·(s − s²/2L) = θ − ψ_ramp(L − s), θ = ψ_arc + κ·L/2.
-        let ramp_end = 0.5 * kappa * ramp_len;
+        // Headings (relative to the entry) at the step midpoints s_i = (i + ½)·h: on a ramp of
+        // n steps from curvature 0 to κ, ψ_i = δδ·(i + ½)²/2 with δδ = κ·h²/L, so ψ_0 = δδ/8 and
+        // ψ_{i+1} − ψ_i = (i + 1)·δδ; the ramp ends at heading n²·δδ/2 = ψ_{n−1} + δδ·(n/2 −
+        // 1/8). On the arc, ψ = ramp end + (j + ½)·δ with δ = κ·h. Every angle given to
+        // `small_cos_sin` here is below 0.2 rad (turns of at most 200°, transitions of at most
+        // 0.45). The directions are the entry's turned by these: rotations commute.
         let mut dirs = [[0.0f32; 2]; MAX_RAMP_STEPS];
+        let mut ramp_end = entry;
         if n_ramp > 0 {
             let h = ramp_len / n_ramp as f32;
-            let s0 = 0.5 * h;
             let dd = kappa * h * h / ramp_len;
-            let psi0 = kappa * s0 * s0 / (2.0 * ramp_len);
-            walk.section(n_ramp, h, psi0, dd, dd, &mut dirs[..n_ramp]);
+            let e = small_cos_sin(dd);
+            let first = rotate(entry, small_cos_sin(0.125 * dd));
+            let last = walk.section(n_ramp, h, first, e, Some(e), &mut dirs[..n_ramp]);
+            ramp_end = rotate(last, small_cos_sin(dd * (0.5 * n_ramp as f32 - 0.125)));
         }
         let h = arc_len / n_arc as f32;
-        walk.section(
-            n_arc,
-            h,
-            ramp_end + kappa * (0.5 * h),
-            kappa * h,
-            0.0,
-            &mut [],
-        );
-        let arc_end = ramp_end + kappa * arc_len;
+        let half = small_cos_sin(kappa * (0.5 * h));
+        let first = rotate(ramp_end, half);
+        let last = walk.section(n_arc, h, first, small_cos_sin(kappa * h), None, &mut []);
+        // The ramp back is the first ramp reversed and mirrored: its step i of n heads at
+        // θ − ψ_{n−1−i}, θ the whole turn, so its direction is the entry's squared, turned by θ,
+        // over the first ramp's step direction: `mirror` times its conjugate, with `mirror` the
+        // arc's end heading (entry + θ − ramp turn) turned by the ramp's end heading (entry +
+        // ramp turn). The exit heading is `mirror` turned back by the entry.
+        let mirror = rotate(rotate(last, half), ramp_end);
         if n_ramp > 0 {
-            walk.mirror(
-                ramp_len / n_ramp as f32,
-                arc_end + ramp_end,
-                &dirs[..n_ramp],
-            );
+            walk.mirror(ramp_len / n_ramp as f32, mirror, &dirs[..n_ramp]);
         }
-        (walk.written, walk.p)
+        let exit = unit(rotate(mirror, [entry[0], -entry[1]]));
+        (walk.written, walk.p, exit)
     }
 }
 
-/// The state of one corner integration: the point, the steps taken, the points written, the step
-/// count, and where the points go.
+/// `(cos, sin)` of a small angle `x` (|x| ≤ 0.5) from the Taylor polynomials of degree 7 (sine)
+/// and 8 (cosine) in Horner form, IEEE operations only (the twin `tg_circuit_small_cos_sin`
+/// evaluates the same expressions); the truncation error is below 1e-8 on that range.
+fn small_cos_sin(x: f32) -> [f32; 2] {
+    let x2 = x * x;
+    let s = x + x * x2 * (-0.166_666_67 + x2 * (0.008_333_334 + x2 * -0.000_198_412_7));
+    let c =
+        1.0 + x2 * (-0.5 + x2 * (0.041_666_668 + x2 * (-0.001_388_888_9 + x2 * 2.480_158_8e-5)));
+    [c, s]
+}
+
+/// The complex product of two `(cos, sin)` pairs: direction `u` turned by the rotation `e`.
+fn rotate(u: [f32; 2], e: [f32; 2]) -> [f32; 2] {
+    [u[0] * e[0] - u[1] * e[1], u[1] * e[0] + u[0] * e[1]]
+}
+
+/// `u` scaled to unit length.
+fn unit(u: [f32; 2]) -> [f32; 2] {
+    let r = (u[0] * u[0] + u[1] * u[1]).sqrt();
+    [u[0] / r, u[1] / r]
+}
+
+/// The state of one corner integration: the point, the points written, and where they go.
 struct Walk<'a> {
     p: Vec2,
-    k: usize,
     written: usize,
-    total: usize,
     pts: &'a mut [Vec2],
 }
 
 impl Walk<'_> {
-    /// `n` steps of length `h`, step `i` at heading `ψ_0 + Σ_{j<i} (δ_0 + j·δδ)` (a heading
-    /// quadratic in `i`). The direction turns by the rotation recurrences `u ← u·e`, `e ← e·f`
-    /// (complex products; `e = e^{iδ_0}`, `f = e^{iδδ}`): at most three [`sin_cos`] per section
-    /// instead of one per step. Each step's end point is kept unless it is the corner's last.
-    fn section(&mut self, n: usize, h: f32, psi0: f32, d0: f32, dd: f32, keep: &mut [[f32; 2]]) {
-        let (mut s, mut c) = sin_cos(psi0);
-        // A section of one step needs no turn, of two no change of turn.
-        let (mut es, mut ec) = if n >= 2 { sin_cos(d0) } else { (0.0, 1.0) };
-        // (A ramp's first section turns by as much more each step as its first step turns.)
-        let (fs, fc) = if n < 3 {
-            (0.0, 1.0)
-        } else if dd == d0 {
-            (es, ec)
-        } else {
-            sin_cos(dd)
-        };
+    /// `n` steps of length `h`, the first along the direction `u` (`(cos, sin)`), each turned
+    /// from the one before by the rotation `e`, which is itself turned by `f` after each step
+    /// (when given: a heading quadratic in the step index). The first `keep.len()` directions
+    /// go to `keep`; returns the last step's direction.
+    fn section(
+        &mut self,
+        n: usize,
+        h: f32,
+        mut u: [f32; 2],
+        mut e: [f32; 2],
+        f: Option<[f32; 2]>,
+        keep: &mut [[f32; 2]],
+    ) -> [f32; 2] {
         for i in 0..n {
             if i < keep.len() {
-                keep[i] = [c, s];
+                keep[i] = u;
             }
-            self.step(h, c, s);
+            self.step(h, u[0], u[1]);
             if i + 1 < n {
-                (c, s) = (c * ec - s * es, s * ec + c * es);
-                if i + 2 < n {
-                    (ec, es) = (ec * fc - es * fs, es * fc + ec * fs);
+                u = rotate(u, e);
+                if let Some(f) = f {
+                    e = rotate(e, f);
                 }
             }
         }
+        u
     }
 
-    /// The ramp back, at one [`sin_cos`]: it is the first ramp reversed and mirrored, so its
-    /// step `i` of `dirs.len()` heads at `θ − ψ_1(n − 1 − i)` (θ the corner's whole turn,
-    /// `ψ_1` the first ramp's step headings, whose directions `dirs` holds).
-    fn mirror(&mut self, h: f32, theta: f32, dirs: &[[f32; 2]]) {
-        let (st, ct) = sin_cos(theta);
+    /// The ramp back: step `i` of `dirs.len()` along `mirror` times the conjugate of the first
+    /// ramp's direction `dirs[n − 1 − i]` (see [`Circuit::integrate_corner`]).
+    fn mirror(&mut self, h: f32, mirror: [f32; 2], dirs: &[[f32; 2]]) {
+        let [ct, st] = mirror;
         for d in dirs.iter().rev() {
             self.step(h, ct * d[0] + st * d[1], st * d[0] - ct * d[1]);
         }
     }
 
-    /// One step of length `h` along `(c, s)`; its end point is kept unless it is the corner's
-    /// last.
+    /// One step of length `h` along `(c, s)`; its end point is kept.
     fn step(&mut self, h: f32, c: f32, s: f32) {
         self.p[0] += h * c;
         self.p[1] += h * s;
-        if self.k + 1 < self.total {
-            self.pts[self.written] = self.p;
-            self.written += 1;
-        }
-        self.k += 1;
+        self.pts[self.written] = self.p;
+        self.written += 1;
     }
 }
 
@@ -463,7 +488,8 @@ struct Skeleton<'a> {
     arc: &'a mut [f32],
     /// Pad of the segment that starts at each vertex, metres.
     pad: &'a mut [f32],
-    /// Index of each leg's first vertex (as `f32`), the vertex count after the last leg.
+    /// Index of each leg's first vertex (its bits in an `f32`, see [`vertex`]), the vertex count
+    /// after the last leg.
     first: &'a mut [f32],
     /// Each leg's box, the union of its segments' boxes: `[lo x, lo y, hi x, hi y]`.
     boxes: &'a mut [f32],
@@ -540,19 +566,19 @@ impl Circuit {
         // Corner shapes, lengths and headings.
         let target = rng.range(self.min_length_m, self.max_length_m);
         let mut fixed = 0.0f32;
-        let mut heading = 0.0f32;
+        // Each straight's heading is the exit heading of the corner before it.
+        let mut heading = [1.0f32, 0.0];
         for (k, leg) in legs.iter_mut().enumerate() {
             let pts = &mut local[k * MAX_STEPS..(k + 1) * MAX_STEPS];
-            let (count, end) = self.integrate_corner(leg.turn, leg.radius, pts);
-            counts[k] = count as f32;
+            let (count, end, exit) = self.integrate_corner(leg.turn, leg.radius, heading, pts);
+            // The points but the last (the next leg's start).
+            counts[k] = (count - 1) as f32;
             leg.dx = end[0];
             leg.dy = end[1];
             fixed += leg.turn.abs() * leg.radius * (1.0 + 2.0 * self.transition);
             fixed += leg.straight.max(0.0);
-            let (s, c) = sin_cos(heading);
-            leg.cos = c;
-            leg.sin = s;
-            heading += leg.turn;
+            [leg.cos, leg.sin] = heading;
+            heading = exit;
         }
         let budget = (target - fixed).max(0.25 * target);
         let mut weight_sum = 0.0f32;
@@ -573,8 +599,8 @@ impl Circuit {
         let gap = |legs: &[Leg]| {
             let mut g = [0.0f32; 2];
             for leg in legs {
-                g[0] += leg.straight * leg.cos + (leg.cos * leg.dx - leg.sin * leg.dy);
-                g[1] += leg.straight * leg.sin + (leg.sin * leg.dx + leg.cos * leg.dy);
+                g[0] += leg.straight * leg.cos + leg.dx;
+                g[1] += leg.straight * leg.sin + leg.dy;
             }
             g
         };
@@ -613,8 +639,8 @@ impl Circuit {
         (self.walk(legs, local, counts, out, sk), n, target)
     }
 
-    /// Walks the closed legs: writes each straight's ends and each corner's points rotated to its
-    /// entry heading into `out` (returns how many), and the clearance skeleton into `sk`.
+    /// Walks the closed legs: writes each straight's ends and each corner's points moved to its
+    /// start into `out` (returns how many), and the clearance skeleton into `sk`.
     fn walk(
         &self,
         legs: &[Leg],
@@ -629,7 +655,7 @@ impl Circuit {
         sk.n = 0;
         let piece_pad = 8.0 * PIECE_PAD * self.half_width_m;
         for (k, leg) in legs.iter().enumerate() {
-            sk.first[k] = sk.n as f32;
+            sk.first[k] = f32::from_bits(sk.n as u32);
             let count = counts[k] as usize;
             let r = leg.radius;
             let corner_len = leg.turn.abs() * r * (1.0 + 2.0 * self.transition);
@@ -658,10 +684,7 @@ impl Circuit {
                 .iter()
                 .enumerate()
             {
-                let w = Vec2::new(
-                    p[0] + (leg.cos * q[0] - leg.sin * q[1]),
-                    p[1] + (leg.sin * q[0] + leg.cos * q[1]),
-                );
+                let w = Vec2::new(p[0] + q[0], p[1] + q[1]);
                 out[written] = w;
                 written += 1;
                 left -= 1;
@@ -671,12 +694,9 @@ impl Circuit {
                 }
             }
             arc += corner_len;
-            p = Vec2::new(
-                p[0] + (leg.cos * leg.dx - leg.sin * leg.dy),
-                p[1] + (leg.sin * leg.dx + leg.cos * leg.dy),
-            );
+            p = Vec2::new(p[0] + leg.dx, p[1] + leg.dy);
         }
-        sk.first[legs.len()] = sk.n as f32;
+        sk.first[legs.len()] = f32::from_bits(sk.n as u32);
         sk.pts[sk.n] = sk.pts[0];
         sk.arc[sk.n] = arc;
         written
@@ -686,31 +706,39 @@ impl Circuit {
     /// are all farther apart along the track than the validity check's neighbourhood (π·hw) and
     /// than the arc within which a path of curvature ≤ 1/R cannot come back to within 2·hw
     /// (2π·R − π·hw) stay at least 2·hw plus their pads apart. Segment pairs of legs whose
-    /// inflated boxes are disjoint are not visited.
+    /// inflated boxes are disjoint are not visited, nor those of legs of which the later ends
+    /// within 2π·R − π·hw of the earlier's start.
     fn clear(&self, legs: usize, sk: &mut Skeleton<'_>) -> bool {
         let clearance = 2.0 * self.half_width_m;
         let near = PI * self.half_width_m;
         let safe = TAU * self.min_turn_radius_m - near;
-        let total = sk.arc[sk.n];
+        let n = sk.n;
+        let pts = &sk.pts[..=n];
+        let arc = &sk.arc[..=n];
+        let pad = &sk.pad[..n];
+        let first = &sk.first[..=legs];
+        let total = arc[n];
+        let seg_boxes: &mut [[f32; 4]] = bytemuck::cast_slice_mut(&mut sk.seg_boxes[..4 * n]);
+        let boxes: &mut [[f32; 4]] = bytemuck::cast_slice_mut(&mut sk.boxes[..4 * legs]);
         // Segment boxes inflated by half the clearance and their pads; leg boxes, their unions.
+        for v in 0..n {
+            let (p, q) = (pts[v], pts[v + 1]);
+            let inflate = 0.5 * clearance + pad[v];
+            seg_boxes[v] = [
+                p[0].min(q[0]) - inflate,
+                p[1].min(q[1]) - inflate,
+                p[0].max(q[0]) + inflate,
+                p[1].max(q[1]) + inflate,
+            ];
+        }
         for k in 0..legs {
-            let (a, b) = (sk.first[k] as usize, sk.first[k + 1] as usize);
             let mut leg = [
                 f32::INFINITY,
                 f32::INFINITY,
                 f32::NEG_INFINITY,
                 f32::NEG_INFINITY,
             ];
-            for v in a..b {
-                let (p, q) = (sk.pts[v], sk.pts[v + 1]);
-                let inflate = 0.5 * clearance + sk.pad[v];
-                let seg = [
-                    p[0].min(q[0]) - inflate,
-                    p[1].min(q[1]) - inflate,
-                    p[0].max(q[0]) + inflate,
-                    p[1].max(q[1]) + inflate,
-                ];
-                sk.seg_boxes[4 * v..4 * v + 4].copy_from_slice(&seg);
+            for seg in &seg_boxes[vertex(first[k])..vertex(first[k + 1])] {
                 leg = [
                     leg[0].min(seg[0]),
                     leg[1].min(seg[1]),
@@ -718,26 +746,34 @@ impl Circuit {
                     leg[3].max(seg[3]),
                 ];
             }
-            sk.boxes[4 * k..4 * k + 4].copy_from_slice(&leg);
+            boxes[k] = leg;
         }
-        let apart = |x: &[f32], y: &[f32]| x[2] < y[0] || y[2] < x[0] || x[3] < y[1] || y[3] < x[1];
+        let seg_boxes = &*seg_boxes;
+        let apart =
+            |x: &[f32; 4], y: &[f32; 4]| x[2] < y[0] || y[2] < x[0] || x[3] < y[1] || y[3] < x[1];
         for a in 0..legs {
+            let ba = boxes[a];
+            let (i0, i1) = (vertex(first[a]), vertex(first[a + 1]));
             for b in a..legs {
-                let bb = &sk.boxes[4 * b..4 * b + 4];
-                if apart(&sk.boxes[4 * a..4 * a + 4], bb) {
+                let bb = boxes[b];
+                if apart(&ba, &bb) {
                     continue;
                 }
-                let (i0, i1) = (sk.first[a] as usize, sk.first[a + 1] as usize);
-                let (j_lo, j1) = (sk.first[b] as usize, sk.first[b + 1] as usize);
+                let (j_lo, j1) = (vertex(first[b]), vertex(first[b + 1]));
+                // No segment of leg b ends more than `safe` ahead of leg a's start: no pair is
+                // checked (leg b lies ahead of leg a, or is leg a).
+                if arc[j1] <= arc[i0] + safe {
+                    continue;
+                }
                 // The first segment of leg b far enough ahead of segment i; it never moves back
                 // as i moves on.
                 let mut start = j_lo;
                 for i in i0..i1 {
-                    let ib = &sk.seg_boxes[4 * i..4 * i + 4];
-                    if apart(ib, bb) {
+                    let ib = seg_boxes[i];
+                    if apart(&ib, &bb) {
                         continue;
                     }
-                    let (a0, a1) = (sk.arc[i], sk.arc[i + 1]);
+                    let (a0, a1) = (arc[i], arc[i + 1]);
                     // The arc separations of the two segments' points range over [lo, hi] =
                     // [arc(j) − a1, arc(j + 1) − a0] one way round the loop and
                     // [total − hi, total − lo] the other. Both ends grow with j: the segments
@@ -746,19 +782,14 @@ impl Circuit {
                     let (ahead0, ahead1) = (a1 + near, a0 + safe);
                     let (behind1, behind0) = (a0 + (total - near), a1 + (total - safe));
                     let mut j = if a == b { start.max(i + 1) } else { start };
-                    while j < j1 && !(sk.arc[j] > ahead0 && sk.arc[j + 1] > ahead1) {
+                    while j < j1 && !(arc[j] > ahead0 && arc[j + 1] > ahead1) {
                         j += 1;
                     }
                     start = j;
-                    while j < j1 && sk.arc[j + 1] < behind1 && sk.arc[j] < behind0 {
-                        if !apart(ib, &sk.seg_boxes[4 * j..4 * j + 4]) {
-                            let need = clearance + sk.pad[i] + sk.pad[j];
-                            let d2 = segment_segment2(
-                                sk.pts[i],
-                                sk.pts[i + 1],
-                                sk.pts[j],
-                                sk.pts[j + 1],
-                            );
+                    while j < j1 && arc[j + 1] < behind1 && arc[j] < behind0 {
+                        if !apart(&ib, &seg_boxes[j]) {
+                            let need = clearance + pad[i] + pad[j];
+                            let d2 = segment_segment2(pts[i], pts[i + 1], pts[j], pts[j + 1]);
                             if d2 < need * need {
                                 return false;
                             }
@@ -770,6 +801,11 @@ impl Circuit {
         }
         true
     }
+}
+
+/// A skeleton vertex index kept in an `f32` scratch word by its bits ([`Skeleton::first`]).
+fn vertex(word: f32) -> usize {
+    word.to_bits() as usize
 }
 
 impl Stage for Circuit {
@@ -907,6 +943,44 @@ mod tests {
     }
 
     #[test]
+    fn small_angle_rotations_match_f64() {
+        for k in -500..=500 {
+            let x = k as f32 * 0.001;
+            let [c, s] = small_cos_sin(x);
+            let (es, ec) = f64::from(x).sin_cos();
+            assert!((f64::from(s) - es).abs() < 1.2e-7, "sin {x}: {s} vs {es}");
+            assert!((f64::from(c) - ec).abs() < 1.2e-7, "cos {x}: {c} vs {ec}");
+        }
+    }
+
+    #[test]
+    fn corners_turn_by_their_turn_and_end_on_their_last_point() {
+        // Exit heading against f64 cos/sin of entry + turn, over turns up to the cap, both
+        // signs, and transitions from none to the widest.
+        let mut rng = LaneRng::new(5, 0, 0, 1);
+        let mut pts = vec![Vec2::NAN; MAX_STEPS];
+        for case in 0..400 {
+            let c = Circuit {
+                transition: [0.0, 0.2, 0.45][case % 3],
+                ..f1_like()
+            };
+            let turn = rng.range(-MAX_TURN, MAX_TURN);
+            let radius = rng.range(12.0, 250.0);
+            let entry_angle = f64::from(rng.range(-3.0, 3.0));
+            let entry = [entry_angle.cos() as f32, entry_angle.sin() as f32];
+            let (count, end, exit) = c.integrate_corner(turn, radius, entry, &mut pts);
+            let want = entry_angle + f64::from(turn);
+            let err =
+                (f64::from(exit[0]) - want.cos()).abs() + (f64::from(exit[1]) - want.sin()).abs();
+            assert!(
+                err < 1e-5,
+                "case {case}: turn {turn} exit {exit:?} error {err}"
+            );
+            assert_eq!(pts[count - 1], end, "case {case}");
+        }
+    }
+
+    #[test]
     fn segment_distance_matches_sampling() {
         let mut rng = LaneRng::new(3, 0, 0, 1);
         let point = |rng: &mut LaneRng| Vec2::new(rng.range(-10.0, 10.0), rng.range(-10.0, 10.0));
@@ -989,7 +1063,7 @@ mod tests {
             let mut pts = vec![Vec2::ZERO; 9];
             let mut arc = vec![0.0f32; 9];
             let mut pad = vec![0.0f32; 9];
-            let mut first = vec![0.0f32, 4.0, 8.0];
+            let mut first: Vec<f32> = [0u32, 4, 8].into_iter().map(f32::from_bits).collect();
             let mut boxes = vec![0.0f32; 8];
             let mut seg_boxes = vec![0.0f32; 36];
             let mut sk = Skeleton {
