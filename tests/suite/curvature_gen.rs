@@ -189,6 +189,45 @@ fn soften_reference(
     moved_rounds
 }
 
+/// `soften_closed` moves the same points to the same bits as the plain algorithm on jittered
+/// polar polygons from gentle to spiky (the shapes the polar generator softens).
+#[test]
+fn softening_matches_the_plain_algorithm_on_polar_polygons() {
+    let mut x = 0x9e37_79b9u32;
+    let mut unit = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        (x >> 8) as f32 / 16_777_216.0
+    };
+    let mut moved = 0;
+    for case in 0..2000 {
+        let n = 4 + case % 40;
+        let jitter = 0.9 * unit();
+        let ctrl: Vec<Vec2> = (0..n)
+            .map(|i| {
+                let angle = (i as f32 + 0.4 * (unit() - 0.5)) * trackgen::math::TAU / n as f32;
+                let r = 120.0 * (1.0 + jitter * (unit() - 0.5));
+                let (s, c) = trackgen::math::sin_cos(angle);
+                Vec2::new(r * c, r * s)
+            })
+            .collect();
+        let k = 1.0 / (1.15 * 12.0);
+        let (mut got, mut want) = (ctrl.clone(), ctrl);
+        let rounds = soften_closed(&mut got, k, SOFTEN_ROUNDS, catmull_rom_segment);
+        let rounds_want = soften_reference(&mut want, k, SOFTEN_ROUNDS, catmull_rom_segment);
+        assert_eq!(rounds, rounds_want, "case {case}");
+        let bits = |p: &[Vec2]| {
+            p.iter()
+                .map(|q| q.to_array().map(f32::to_bits))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bits(&got), bits(&want), "case {case}");
+        moved += usize::from(rounds > 0);
+    }
+    assert!(moved > 100, "{moved} cases moved a point");
+}
+
 /// Softening reuses segments between neighbouring points and skips points whose neighbourhood
 /// has not moved since they passed (up to 64 points), and the Catmull–Rom sampler evaluates
 /// precomputed Bernstein weights: on random jagged polygons of 3–80 points (past the 64-point
