@@ -189,6 +189,24 @@ fn soften_reference(
     moved_rounds
 }
 
+/// The bits of every coordinate of `v`.
+fn bits(v: &[Vec2]) -> Vec<u32> {
+    v.iter()
+        .flat_map(|p| p.to_array().map(f32::to_bits))
+        .collect()
+}
+
+/// Softens `ctrl` with `soften_closed` and with the plain reference, asserts both take the same
+/// rounds and give the same bits (`case` names the failure), and returns the rounds and points.
+fn soften_like_the_reference(ctrl: &[Vec2], k: f32, case: u64) -> (usize, Vec<Vec2>) {
+    let (mut fast, mut plain) = (ctrl.to_vec(), ctrl.to_vec());
+    let rounds = soften_closed(&mut fast, k, SOFTEN_ROUNDS, catmull_rom_segment);
+    let expected = soften_reference(&mut plain, k, SOFTEN_ROUNDS, catmull_rom_segment);
+    assert_eq!(rounds, expected, "case {case}: rounds");
+    assert_eq!(bits(&fast), bits(&plain), "case {case}: softened points");
+    (rounds, fast)
+}
+
 /// `soften_closed` moves the same points to the same bits as the plain algorithm on jittered
 /// polar polygons from gentle to spiky (the shapes the polar generator softens).
 #[test]
@@ -212,17 +230,7 @@ fn softening_matches_the_plain_algorithm_on_polar_polygons() {
                 Vec2::new(r * c, r * s)
             })
             .collect();
-        let k = 1.0 / (1.15 * 12.0);
-        let (mut got, mut want) = (ctrl.clone(), ctrl);
-        let rounds = soften_closed(&mut got, k, SOFTEN_ROUNDS, catmull_rom_segment);
-        let rounds_want = soften_reference(&mut want, k, SOFTEN_ROUNDS, catmull_rom_segment);
-        assert_eq!(rounds, rounds_want, "case {case}");
-        let bits = |p: &[Vec2]| {
-            p.iter()
-                .map(|q| q.to_array().map(f32::to_bits))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(bits(&got), bits(&want), "case {case}");
+        let (rounds, _) = soften_like_the_reference(&ctrl, 1.0 / (1.15 * 12.0), case as u64);
         moved += usize::from(rounds > 0);
     }
     assert!(moved > 100, "{moved} cases moved a point");
@@ -249,17 +257,7 @@ fn softening_and_sampling_match_the_plain_algorithms_bit_for_bit() {
             ctrl[n / 2] = Vec2::new(f32::NAN, 1.0);
         }
         let k = 1.0 / (5.0 + 40.0 * rng.unit());
-        let mut fast = ctrl.clone();
-        let mut plain = ctrl.clone();
-        let rounds = soften_closed(&mut fast, k, SOFTEN_ROUNDS, catmull_rom_segment);
-        let expected = soften_reference(&mut plain, k, SOFTEN_ROUNDS, catmull_rom_segment);
-        assert_eq!(rounds, expected, "case {case}: rounds");
-        let bits = |v: &[Vec2]| {
-            v.iter()
-                .flat_map(|p| p.to_array().map(f32::to_bits))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(bits(&fast), bits(&plain), "case {case}: softened points");
+        let (rounds, fast) = soften_like_the_reference(&ctrl, k, case);
         moved_total += rounds;
 
         let mut sampled = vec![Vec2::ZERO; n * SAMPLES_PER_SEGMENT];
