@@ -198,11 +198,12 @@ impl Pipeline {
         let gen_scratch_len = stage.scratch_len().max(1);
         let gen_u32_len = stage.scratch_u32_len().max(1);
         let lattice_len = lattice_len(&preset.zprofile).max(1);
-        let per_env = |k: usize, what: &str| {
-            n_envs
-                .checked_mul(k)
+        // `rows` rows of `k` elements (`rows` is `n_envs`, or 0 for rows a backend never reads).
+        let rows_of = |rows: usize, k: usize, what: &str| {
+            rows.checked_mul(k)
                 .ok_or_else(|| Error::Invalid(format!("n_envs = {n_envs} × {k} {what} overflows")))
         };
+        let per_env = |k: usize, what: &str| rows_of(n_envs, k, what);
         // The validity kernel's scratch rows (chunk and segment boxes): the CPU pass uses
         // per-thread sets instead, so a CPU pipeline does not allocate them (at N_max 256 they
         // are 16 KB per env).
@@ -211,11 +212,7 @@ impl Pipeline {
         } else {
             n_envs
         };
-        let per_kernel_env = |k: usize, what: &str| {
-            kernel_rows
-                .checked_mul(k)
-                .ok_or_else(|| Error::Invalid(format!("n_envs = {n_envs} × {k} {what} overflows")))
-        };
+        let per_kernel_env = |k: usize, what: &str| rows_of(kernel_rows, k, what);
         let thread_scratch = Arc::new(ThreadScratches {
             validity: ThreadScratch::new(backend.launch(), || ValidityBuffers::new(n_max)),
             relax: ThreadScratch::new(backend.launch(), || vec![Vec2::ZERO; 2 * n_max]),
