@@ -109,12 +109,13 @@ pub fn orientation(pts: &[Vec2]) -> f32 {
 
 /// Whether the closed centerline `pts` makes a valid track (see the module doc).
 ///
-/// One walk over the points gathers what conditions 1–4 need and the border offsets: at point
+/// Two walks over the points gather what conditions 1–4 need and the border offsets: at point
 /// `i`, with `a`, `p`, `b` the points `i − 1`, `i`, `i + 1`, the segment `p → b` gives the arc
-/// length, the spacing bounds and the signed area (summed in [`signed_area2`]'s order), the
-/// turn at `p` is checked, and the chord `b − a` gives the left normal ([`left_normal`]'s
-/// central difference). Each quantity is rounded exactly as the separate functions round it
-/// (see `turn_exceeds`), so the verdict is theirs.
+/// length, the spacing bounds and the signed area (summed in [`signed_area2`]'s order: the
+/// first walk, in order), and, each point on its own in the second walk (branch-free, several
+/// points at a time), the turn at `p` is checked and the chord `b − a` gives the left normal
+/// ([`left_normal`]'s central difference). Each quantity is rounded exactly as the separate
+/// functions round it (see `turn_exceeds`), so the verdict is theirs.
 pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> bool {
     let n = pts.len();
     if n < super::resample::MIN_POINTS {
@@ -125,57 +126,53 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
     let hw = c.half_width_m;
     let arclen = &mut s.arclen[..n];
     let border = &mut s.border[..2 * n];
-    let mut finite = true;
     let mut total = 0.0f32;
     let mut shortest = f32::INFINITY;
     // The longest segment's squared length: its length too, as `sqrt` is monotone.
     let mut longest_centre2 = 0.0f32;
     let mut area2 = 0.0f32;
-    // 3. turning number: every turn complies only if it is under 90° (`dot > 0`), and then the
-    // exterior angles (each in (−π/2, π/2)) sum to exactly 2π times the winding of the segment
-    // directions about the origin: the signed count of their crossings of the +x axis, a
-    // crossing's sense being the turn's (the sign of `cross`). The count is exact where a sum of
-    // angles rounds (within 0.05 rad of ±2π is the same verdict: n ≤ 4096 roundings of ~10⁻⁷
-    // rad each).
-    let mut winding = 0i32;
-    let mut a = pts[n - 1];
+    // 2. closed, even spacing; arc lengths for 5; the orientation. The sums in order.
     for i in 0..n {
         let p = pts[i];
         let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
-        finite &= p[0].is_finite() & p[1].is_finite();
-        // 2. closed, even spacing; arc lengths for 5.
         arclen[i] = total;
-        let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
-        let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
-        let (wx, wy) = (b[0] - a[0], b[1] - a[1]);
-        let (u2, v2, w2) = (ux * ux + uy * uy, vx * vx + vy * vy, wx * wx + wy * wy);
         // `v2` is `dist2(p, b)` exactly (a difference negated is the negated difference), so
         // its root is `dist(p, b)`.
+        let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+        let v2 = vx * vx + vy * vy;
         let l = v2.sqrt();
         shortest = shortest.min(l);
         longest_centre2 = longest_centre2.max(v2);
         total += l;
         area2 += p[0] * b[1] - b[0] * p[1];
-        // 4. the turn at p.
-        let (cross, dot) = (ux * vy - uy * vx, ux * vx + uy * vy);
-        winding += axis_crossing(uy, vy, cross);
-        let complies = dot > 0.0 && !turn_exceeds(ux, uy, wx, wy, u2, v2, w2, k2);
-        if !complies {
-            return false;
-        }
-        // The border offset `hw · left normal` (the sign of the side comes below).
-        let len = w2.sqrt();
-        let nl = if len > 0.0 {
-            Vec2::new(-wy / len, wx / len)
-        } else {
-            Vec2::new(0.0, 0.0)
-        };
-        border[n + i] = Vec2::new(hw * nl[0], hw * nl[1]);
-        a = p;
+    }
+    // 1. finite, 3. turning number, 4. every turn, and the border offsets `hw · left normal`
+    // (the sign of the side comes below), point by point. 3: every turn complies only if it is
+    // under 90° (`dot > 0`), and then the exterior angles (each in (−π/2, π/2)) sum to exactly
+    // 2π times the winding of the segment directions about the origin: the signed count of
+    // their crossings of the +x axis, a crossing's sense being the turn's (the sign of
+    // `cross`). The count is exact where a sum of angles rounds (within 0.05 rad of ±2π is the
+    // same verdict: n ≤ 4096 roundings of ~10⁻⁷ rad each).
+    let inner = &mut border[n..2 * n];
+    let (c, w, h) = turn_at(pts[n - 1], pts[0], pts[1], k2, hw);
+    let (mut complies, mut winding) = (c & finite_point(pts[0]), w);
+    inner[0] = h;
+    for (o, t) in inner[1..n - 1].iter_mut().zip(pts.windows(3)) {
+        let (c, w, h) = turn_at(t[0], t[1], t[2], k2, hw);
+        complies &= c & finite_point(t[1]);
+        winding += w;
+        *o = h;
+    }
+    let (c, w, h) = turn_at(pts[n - 2], pts[n - 1], pts[0], k2, hw);
+    complies &= c & finite_point(pts[n - 1]);
+    winding += w;
+    inner[n - 1] = h;
+    if !complies {
+        return false;
     }
     let mean = total / n as f32;
     let longest_centre = longest_centre2.sqrt();
-    if !(finite && shortest >= 0.2 * mean && longest_centre <= 2.5 * mean) || winding.abs() != 1 {
+    if !(shortest >= 0.2 * mean && longest_centre <= 2.5 * mean) || winding.abs() != 1 {
         return false;
     }
     // 5. thickness, 6. the centerline simple, 7. both borders simple and disjoint. Every pair
@@ -235,6 +232,37 @@ fn turn_exceeds(ux: f32, uy: f32, wx: f32, wy: f32, u2: f32, v2: f32, w2: f32, k
         lhs.partial_cmp(&rhs),
         Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
     )
+}
+
+/// The turn at `p` from `a` to `b` (see [`is_valid`]): whether it complies with the curvature
+/// bound `k2` (squared) and turns under 90°, its signed crossing of the +x axis
+/// ([`axis_crossing`]), and the border offset `hw · left normal` from the chord `b − a`
+/// ([`left_normal`]'s rounding). Branch-free, so a loop of it runs several points at a time.
+#[inline(always)]
+fn turn_at(a: Vec2, p: Vec2, b: Vec2, k2: f32, hw: f32) -> (bool, i32, Vec2) {
+    let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
+    let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+    let (wx, wy) = (b[0] - a[0], b[1] - a[1]);
+    let (u2, v2, w2) = (ux * ux + uy * uy, vx * vx + vy * vy, wx * wx + wy * wy);
+    let (cross, dot) = (ux * vy - uy * vx, ux * vx + uy * vy);
+    let complies = (dot > 0.0) & !turn_exceeds(ux, uy, wx, wy, u2, v2, w2, k2);
+    let len = w2.sqrt();
+    let nl = if len > 0.0 {
+        Vec2::new(-wy / len, wx / len)
+    } else {
+        Vec2::new(0.0, 0.0)
+    };
+    (
+        complies,
+        axis_crossing(uy, vy, cross),
+        Vec2::new(hw * nl[0], hw * nl[1]),
+    )
+}
+
+/// Whether both coordinates of `p` are finite.
+#[inline(always)]
+fn finite_point(p: Vec2) -> bool {
+    p[0].is_finite() & p[1].is_finite()
 }
 
 /// The signed crossing of the +x axis by a turn under 90° from direction `(·, uy)` to `(·, vy)`
