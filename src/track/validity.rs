@@ -45,7 +45,7 @@ pub struct ValidityScratch<'a> {
     pub arclen: &'a mut [f32],
     /// Outer then inner border points (`2·n`).
     pub border: &'a mut [Vec2],
-    /// Segment and block boxes of the centre and both borders ([`BOX_WORDS`]` · n`).
+    /// Block boxes of both borders and the segments' direction codes ([`BOX_WORDS`]` · n`).
     pub seg_boxes: &'a mut [f32],
     /// Chunk boxes of the far-pair search ([`boxes_len`](super::chunks::boxes_len)`(n)`, at
     /// most `n`).
@@ -330,8 +330,8 @@ fn blocks_of(n: usize) -> usize {
     n.div_ceil(BLOCK)
 }
 
-/// The axis-aligned boxes of the `n` segments of one closed polyline, one array per bound
-/// (segment `k` joins point `k` to point `k + 1 mod n`).
+/// Axis-aligned boxes of one closed polyline, one array per bound: of its blocks of segments
+/// ([`block_boxes`]; segment `k` joins point `k` to point `k + 1 mod n`).
 #[derive(Clone, Copy)]
 struct SegBoxes<'a> {
     lo_x: &'a [f32],
