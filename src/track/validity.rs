@@ -14,15 +14,17 @@
 //! 7. neither border intersects itself, and the borders do not intersect each other.
 //!
 //! Conditions 5–7 test every pair an all-pairs scan would, at about the cost of a few passes over
-//! the points: pairs a few points apart along the curve are tested in full, a whole gap at a
-//! time over arrays of segment boxes, or of boxes of blocks of two segments that stand for
-//! every pair of their segments (`near_blocks_cross`); farther pairs only where their points
-//! lie within a written bound of each other, found by the chunk search (`chunks`). The bound,
+//! the points: pairs of one polyline a few segments apart only where no monotone run of the
+//! segments between them separates their boxes (`same_line_crosses`: most tracks have none),
+//! pairs of the two borders a few points apart in full, a whole gap at a time over boxes of
+//! blocks of two segments that stand for every pair of their segments (`near_blocks_cross`);
+//! farther pairs only where their points lie within a written bound of each other, found by
+//! the chunk search (`chunks`). The bound,
 //! and why no failing pair escapes it, is in `close_pairs_pass`'s doc; unit tests compare the
 //! verdict with the all-pairs scan on loops that cross, pinch, fold and zig-zag.
 
 use super::chunks::{any_close_pair_fails, CHUNK};
-use super::geometry::{curvature_exceeds, dist, dist2, segments_intersect, signed_area2};
+use super::geometry::{curvature_exceeds, dist2, segments_intersect, signed_area2};
 use crate::geom::Vec2;
 
 /// Relative slack of the thickness and turn-radius checks.
@@ -43,7 +45,7 @@ pub struct ValidityScratch<'a> {
     pub arclen: &'a mut [f32],
     /// Outer then inner border points (`2·n`).
     pub border: &'a mut [Vec2],
-    /// Segment and block boxes of the centre and both borders ([`BOX_WORDS`]` · n`).
+    /// Block boxes of both borders and the segments' direction codes ([`BOX_WORDS`]` · n`).
     pub seg_boxes: &'a mut [f32],
     /// Chunk boxes of the far-pair search ([`boxes_len`](super::chunks::boxes_len)`(n)`, at
     /// most `n`).
@@ -107,12 +109,13 @@ pub fn orientation(pts: &[Vec2]) -> f32 {
 
 /// Whether the closed centerline `pts` makes a valid track (see the module doc).
 ///
-/// One walk over the points gathers what conditions 1–4 need and the border offsets: at point
+/// Two walks over the points gather what conditions 1–4 need and the border offsets: at point
 /// `i`, with `a`, `p`, `b` the points `i − 1`, `i`, `i + 1`, the segment `p → b` gives the arc
-/// length, the spacing bounds and the signed area (summed in [`signed_area2`]'s order), the
-/// turn at `p` is checked, and the chord `b − a` gives the left normal ([`left_normal`]'s
-/// central difference). Each quantity is rounded exactly as the separate functions round it
-/// (see `turn_exceeds`), so the verdict is theirs.
+/// length, the spacing bounds and the signed area (summed in [`signed_area2`]'s order: the
+/// first walk, in order), and, each point on its own in the second walk (branch-free, several
+/// points at a time), the turn at `p` is checked and the chord `b − a` gives the left normal
+/// ([`left_normal`]'s central difference). Each quantity is rounded exactly as the separate
+/// functions round it (see `turn_exceeds`), so the verdict is theirs.
 pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -> bool {
     let n = pts.len();
     if n < super::resample::MIN_POINTS {
@@ -123,53 +126,53 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
     let hw = c.half_width_m;
     let arclen = &mut s.arclen[..n];
     let border = &mut s.border[..2 * n];
-    let mut finite = true;
     let mut total = 0.0f32;
     let mut shortest = f32::INFINITY;
-    let mut longest_centre = 0.0f32;
+    // The longest segment's squared length: its length too, as `sqrt` is monotone.
+    let mut longest_centre2 = 0.0f32;
     let mut area2 = 0.0f32;
-    // 3. turning number: every turn complies only if it is under 90° (`dot > 0`), and then the
-    // exterior angles (each in (−π/2, π/2)) sum to exactly 2π times the winding of the segment
-    // directions about the origin: the signed count of their crossings of the +x axis, a
-    // crossing's sense being the turn's (the sign of `cross`). The count is exact where a sum of
-    // angles rounds (within 0.05 rad of ±2π is the same verdict: n ≤ 4096 roundings of ~10⁻⁷
-    // rad each).
-    let mut winding = 0i32;
-    let mut a = pts[n - 1];
+    // 2. closed, even spacing; arc lengths for 5; the orientation. The sums in order.
     for i in 0..n {
         let p = pts[i];
         let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
-        finite &= p[0].is_finite() & p[1].is_finite();
-        // 2. closed, even spacing; arc lengths for 5.
         arclen[i] = total;
-        let l = dist(p, b);
+        // `v2` is `dist2(p, b)` exactly (a difference negated is the negated difference), so
+        // its root is `dist(p, b)`.
+        let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+        let v2 = vx * vx + vy * vy;
+        let l = v2.sqrt();
         shortest = shortest.min(l);
-        longest_centre = longest_centre.max(l);
+        longest_centre2 = longest_centre2.max(v2);
         total += l;
         area2 += p[0] * b[1] - b[0] * p[1];
-        // 4. the turn at p.
-        let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
-        let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
-        let (wx, wy) = (b[0] - a[0], b[1] - a[1]);
-        let (cross, dot) = (ux * vy - uy * vx, ux * vx + uy * vy);
-        winding += axis_crossing(uy, vy, cross);
-        let (u2, v2, w2) = (ux * ux + uy * uy, vx * vx + vy * vy, wx * wx + wy * wy);
-        let complies = dot > 0.0 && !turn_exceeds(ux, uy, wx, wy, u2, v2, w2, k2);
-        if !complies {
-            return false;
-        }
-        // The border offset `hw · left normal` (the sign of the side comes below).
-        let len = w2.sqrt();
-        let nl = if len > 0.0 {
-            Vec2::new(-wy / len, wx / len)
-        } else {
-            Vec2::new(0.0, 0.0)
-        };
-        border[n + i] = Vec2::new(hw * nl[0], hw * nl[1]);
-        a = p;
+    }
+    // 1. finite, 3. turning number, 4. every turn, and the border offsets `hw · left normal`
+    // (the sign of the side comes below), point by point. 3: every turn complies only if it is
+    // under 90° (`dot > 0`), and then the exterior angles (each in (−π/2, π/2)) sum to exactly
+    // 2π times the winding of the segment directions about the origin: the signed count of
+    // their crossings of the +x axis, a crossing's sense being the turn's (the sign of
+    // `cross`). The count is exact where a sum of angles rounds (within 0.05 rad of ±2π is the
+    // same verdict: n ≤ 4096 roundings of ~10⁻⁷ rad each).
+    let inner = &mut border[n..2 * n];
+    let (c, w, h) = turn_at(pts[n - 1], pts[0], pts[1], k2, hw);
+    let (mut complies, mut winding) = (c & finite_point(pts[0]), w);
+    inner[0] = h;
+    for (o, t) in inner[1..n - 1].iter_mut().zip(pts.windows(3)) {
+        let (c, w, h) = turn_at(t[0], t[1], t[2], k2, hw);
+        complies &= c & finite_point(t[1]);
+        winding += w;
+        *o = h;
+    }
+    let (c, w, h) = turn_at(pts[n - 2], pts[n - 1], pts[0], k2, hw);
+    complies &= c & finite_point(pts[n - 1]);
+    winding += w;
+    inner[n - 1] = h;
+    if !complies {
+        return false;
     }
     let mean = total / n as f32;
-    if !(finite && shortest >= 0.2 * mean && longest_centre <= 2.5 * mean) || winding.abs() != 1 {
+    let longest_centre = longest_centre2.sqrt();
+    if !(shortest >= 0.2 * mean && longest_centre <= 2.5 * mean) || winding.abs() != 1 {
         return false;
     }
     // 5. thickness, 6. the centerline simple, 7. both borders simple and disjoint. Every pair
@@ -203,7 +206,15 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
         // ≤ π·hw` apart along the curve, so it is exempt by definition.
         min_gap: exempt_gap(crate::math::PI * hw, longest_centre, n),
     };
-    close_pairs_pass(pts, border, hw, &thickness, s.seg_boxes, s.chunk_boxes)
+    close_pairs_pass(
+        pts,
+        border,
+        hw,
+        longest_centre2,
+        &thickness,
+        s.seg_boxes,
+        s.chunk_boxes,
+    )
 }
 
 /// [`curvature_exceeds`]`(a, p, b, k)` from the differences `u = p − a`, `w = b − a` and the
@@ -221,6 +232,37 @@ fn turn_exceeds(ux: f32, uy: f32, wx: f32, wy: f32, u2: f32, v2: f32, w2: f32, k
         lhs.partial_cmp(&rhs),
         Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
     )
+}
+
+/// The turn at `p` from `a` to `b` (see [`is_valid`]): whether it complies with the curvature
+/// bound `k2` (squared) and turns under 90°, its signed crossing of the +x axis
+/// ([`axis_crossing`]), and the border offset `hw · left normal` from the chord `b − a`
+/// ([`left_normal`]'s rounding). Branch-free, so a loop of it runs several points at a time.
+#[inline(always)]
+fn turn_at(a: Vec2, p: Vec2, b: Vec2, k2: f32, hw: f32) -> (bool, i32, Vec2) {
+    let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
+    let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+    let (wx, wy) = (b[0] - a[0], b[1] - a[1]);
+    let (u2, v2, w2) = (ux * ux + uy * uy, vx * vx + vy * vy, wx * wx + wy * wy);
+    let (cross, dot) = (ux * vy - uy * vx, ux * vx + uy * vy);
+    let complies = (dot > 0.0) & !turn_exceeds(ux, uy, wx, wy, u2, v2, w2, k2);
+    let len = w2.sqrt();
+    let nl = if len > 0.0 {
+        Vec2::new(-wy / len, wx / len)
+    } else {
+        Vec2::new(0.0, 0.0)
+    };
+    (
+        complies,
+        axis_crossing(uy, vy, cross),
+        Vec2::new(hw * nl[0], hw * nl[1]),
+    )
+}
+
+/// Whether both coordinates of `p` are finite.
+#[inline(always)]
+fn finite_point(p: Vec2) -> bool {
+    p[0].is_finite() & p[1].is_finite()
 }
 
 /// The signed crossing of the +x axis by a turn under 90° from direction `(·, uy)` to `(·, vy)`
@@ -266,11 +308,12 @@ impl Thickness<'_> {
     }
 }
 
-/// Words of box scratch per point of the centerline: 4 (`lo.x`, `lo.y`, `hi.x`, `hi.y`) for
-/// each of the 3 polylines (centre, outer border, inner border) per segment (12), then the same
-/// per block of two segments (`12·⌈n / 2⌉ ≤ 6·n + 6` words, within `7·n` for the
-/// `n ≥ MIN_POINTS` the check looks at).
-pub const BOX_WORDS: usize = 19;
+/// Words of scratch per point of the centerline: the boxes of the blocks of two segments of
+/// both borders (4 words, `lo.x`, `lo.y`, `hi.x`, `hi.y`, per block of each: `8·⌈n / 2⌉ ≤
+/// 4·n + 4`), then the segments' direction codes of the three polylines (2 bytes per segment,
+/// and room for `n / 2` wrapped, each) and the window's (`2·n` bytes): `≤ 8·n` bytes, `2·n`
+/// words — within `8·n` for the `n ≥ MIN_POINTS` the check looks at.
+pub const BOX_WORDS: usize = 8;
 
 /// Words of box scratch per point of the CUDA twin (`TG_BOX_WORDS` of `validity.cuh`, the row of
 /// the plan's segment-box buffer): the 12 words of segment boxes only, as the twin tests the near
@@ -287,8 +330,8 @@ fn blocks_of(n: usize) -> usize {
     n.div_ceil(BLOCK)
 }
 
-/// The axis-aligned boxes of the `n` segments of one closed polyline, one array per bound
-/// (segment `k` joins point `k` to point `k + 1 mod n`).
+/// Axis-aligned boxes of one closed polyline, one array per bound: of its blocks of segments
+/// ([`block_boxes`]; segment `k` joins point `k` to point `k + 1 mod n`).
 #[derive(Clone, Copy)]
 struct SegBoxes<'a> {
     lo_x: &'a [f32],
@@ -323,70 +366,119 @@ impl<'a> SegBoxes<'a> {
     }
 }
 
-/// Writes the boxes of the segments of the closed polyline `pts` into `words` (`4·n`: the
-/// `lo.x`, `lo.y`, `hi.x`, `hi.y` arrays); returns the largest squared segment length. The
-/// bounds are the `min`/`max` [`segments_intersect`] takes, so a pair of boxes apart here is
-/// a pair it rejects in its first test, and `(hi − lo)²` summed over the axes is the segment's
-/// squared length as [`dist`] rounds it.
-fn segment_boxes(pts: &[Vec2], words: &mut [f32]) -> f32 {
+/// Writes the boxes of the blocks of [`BLOCK`] consecutive segments of the closed polyline
+/// `pts` (`n` points, segment `k` from point `k` to point `k + 1 mod n`) into `words`
+/// (`4·⌈n / 2⌉`: the `lo.x`, `lo.y`, `hi.x`, `hi.y` arrays): block `j` bounds the points `2j`,
+/// `2j + 1` and `2j + 2 mod n` (the last block of an odd `n`, segment `n − 1`, its two points).
+/// Each bound is the least or greatest of the segments' points, so it is exactly the union of
+/// the boxes [`segments_intersect`] takes for its segments (the `min`/`max` of their ends; a
+/// zero's sign aside, which the box tests compare equal): a block box apart from another
+/// (strictly, on an axis) has every one of its segments' boxes apart from every one of the
+/// other's.
+fn block_boxes(pts: &[Vec2], words: &mut [f32]) {
     let n = pts.len();
-    let (lo_x, rest) = words[..4 * n].split_at_mut(n);
-    let (lo_y, rest) = rest.split_at_mut(n);
-    let (hi_x, hi_y) = rest.split_at_mut(n);
-    let mut put = |k: usize, a: Vec2, b: Vec2| {
-        // Finite points: plain comparisons give `f32::min`/`max`'s values (±0 compare equal).
-        let ((lx, hx), (ly, hy)) = (order(a[0], b[0]), order(a[1], b[1]));
-        (lo_x[k], lo_y[k], hi_x[k], hi_y[k]) = (lx, ly, hx, hy);
-        let (dx, dy) = (hx - lx, hy - ly);
-        dx * dx + dy * dy
-    };
-    // The closing segment last: the others without a wrap, so the loop runs several at a time.
-    let pts = &pts[..n];
-    let mut longest2 = 0.0f32;
-    for k in 0..n - 1 {
-        let l2 = put(k, pts[k], pts[k + 1]);
-        longest2 = if l2 > longest2 { l2 } else { longest2 };
-    }
-    let l2 = put(n - 1, pts[n - 1], pts[0]);
-    if l2 > longest2 {
-        l2
-    } else {
-        longest2
-    }
-}
-
-/// Writes the boxes of the blocks of [`BLOCK`] consecutive segments of `seg` (`n` boxes) into
-/// `words` (`4·⌈n / 2⌉`, laid out as [`segment_boxes`]'s): each the union of its segments' boxes,
-/// so a block box apart from another (strictly, on an axis) has every one of its segment boxes
-/// apart from every one of the other's.
-fn block_boxes(seg: SegBoxes<'_>, words: &mut [f32]) {
-    let n = seg.lo_x.len();
     let nb = blocks_of(n);
     let (lo_x, rest) = words[..4 * nb].split_at_mut(nb);
     let (lo_y, rest) = rest.split_at_mut(nb);
     let (hi_x, hi_y) = rest.split_at_mut(nb);
     let pairs = n / BLOCK;
-    // One bound at a time, so each loop runs several blocks at a time.
-    for (o, c) in lo_x[..pairs].iter_mut().zip(seg.lo_x.chunks_exact(BLOCK)) {
-        *o = lesser(c[0], c[1]);
+    let mut put = |j: usize, a: Vec2, b: Vec2, c: Vec2| {
+        lo_x[j] = lesser(lesser(a[0], b[0]), c[0]);
+        lo_y[j] = lesser(lesser(a[1], b[1]), c[1]);
+        hi_x[j] = greater(greater(a[0], b[0]), c[0]);
+        hi_y[j] = greater(greater(a[1], b[1]), c[1]);
+    };
+    // The blocks whose third point does not wrap first, so the loop runs several at a time.
+    for j in 0..pairs - 1 {
+        put(j, pts[2 * j], pts[2 * j + 1], pts[2 * j + 2]);
     }
-    for (o, c) in lo_y[..pairs].iter_mut().zip(seg.lo_y.chunks_exact(BLOCK)) {
-        *o = lesser(c[0], c[1]);
-    }
-    for (o, c) in hi_x[..pairs].iter_mut().zip(seg.hi_x.chunks_exact(BLOCK)) {
-        *o = greater(c[0], c[1]);
-    }
-    for (o, c) in hi_y[..pairs].iter_mut().zip(seg.hi_y.chunks_exact(BLOCK)) {
-        *o = greater(c[0], c[1]);
-    }
+    let j = pairs - 1;
+    let third = if 2 * j + 2 < n { 2 * j + 2 } else { 0 };
+    put(j, pts[2 * j], pts[2 * j + 1], pts[third]);
     if pairs < nb {
-        (lo_x[pairs], lo_y[pairs], hi_x[pairs], hi_y[pairs]) = (
-            seg.lo_x[n - 1],
-            seg.lo_y[n - 1],
-            seg.hi_x[n - 1],
-            seg.hi_y[n - 1],
-        );
+        put(pairs, pts[n - 1], pts[0], pts[0]);
     }
+}
+
+/// The direction of one coordinate along a segment, from the stored values compared: bit 0 if
+/// it rises (`b > a`), bit 1 if it falls; neither if they are equal (or one is NaN).
+#[inline(always)]
+fn rise_fall(a: f32, b: f32) -> u8 {
+    u8::from(b > a) | u8::from(b < a) << 1
+}
+
+/// Writes the directions of the segments of the closed polyline `line` into `codes[..2·n]`:
+/// byte `2k` is [`rise_fall`] of `x` along segment `k` (point `k` to `k + 1 mod n`), byte
+/// `2k + 1` that of `y` — read as a little-endian `u16`, the segment's code, 0 when it moves on
+/// neither axis one way. One compare per coordinate over the flat coordinates, so the loop runs
+/// many at a time.
+fn segment_directions(line: &[Vec2], codes: &mut [u8]) {
+    let flat: &[f32] = bytemuck::cast_slice(line);
+    let m = flat.len();
+    let codes = &mut codes[..m];
+    for (c, (&a, &b)) in codes[..m - 2]
+        .iter_mut()
+        .zip(flat[..m - 2].iter().zip(&flat[2..]))
+    {
+        *c = rise_fall(a, b);
+    }
+    codes[m - 2] = rise_fall(flat[m - 2], flat[0]);
+    codes[m - 1] = rise_fall(flat[m - 1], flat[1]);
+}
+
+/// The largest squared segment length ([`dist2`] of its ends, NaN ones passed over) of the
+/// closed polyline `line`: the squares are `≥ 0` (or NaN), so their bits order as they do.
+fn longest_segment2(line: &[Vec2]) -> f32 {
+    let n = line.len();
+    let bits = |l2: f32| if l2.is_nan() { 0 } else { l2.to_bits() };
+    let mut longest = bits(dist2(line[n - 1], line[0]));
+    for (a, b) in line[..n - 1].iter().zip(&line[1..]) {
+        longest = longest.max(bits(dist2(*a, *b)));
+    }
+    f32::from_bits(longest)
+}
+
+/// Whether two segments of the closed polyline `line` at cyclic gap `2..=g_hi` (`g_hi ≤ n / 2`)
+/// meet, testing only the pairs that no monotone run separates. `codes` holds the
+/// [`segment_directions`] in its first `2·n` of `2·(n + g_hi)` bytes; `window` is scratch of
+/// `2·n` bytes; both start at even addresses.
+///
+/// A run: if the segments `k..=k + g` (`g ≥ 2`, indices mod `n`) all rise on `x` as the stored
+/// points compare, `x_k < x_{k+1} < x_{k+2} ≤ … ≤ x_{k+g} < x_{k+g+1}`, so the box of segment
+/// `k` ends at `x_{k+1}` and that of segment `k + g` starts at `x_{k+g} > x_{k+1}`: they are
+/// strictly apart on `x`, which is exactly what [`segments_intersect`]'s first test rejects (its
+/// `max` and `min` are exact). Falling, and `y`, alike. So with `code[k]` the segment's code,
+/// the pair `(k, k + g)` needs no test when `code[k] & … & code[k + g] ≠ 0`; the others are
+/// tested in full. The AND over the longest window, `k..=k + g_hi`, is taken for every `k` at
+/// once (branch-free, many codes at a time); where it is not 0 no gap needs a test, and tracks
+/// turn slowly enough that it rarely is.
+fn same_line_crosses(line: &[Vec2], g_hi: usize, codes: &mut [u8], window: &mut [u8]) -> bool {
+    let n = line.len();
+    if g_hi < 2 {
+        return false;
+    }
+    let codes = &mut codes[..2 * (n + g_hi)];
+    codes.copy_within(0..2 * g_hi, 2 * n);
+    let codes: &[u16] = bytemuck::cast_slice(&*codes);
+    let window: &mut [u16] = bytemuck::cast_slice_mut(&mut window[..2 * n]);
+    window.copy_from_slice(&codes[..n]);
+    for g in 1..=g_hi {
+        for (w, &c) in window.iter_mut().zip(&codes[g..g + n]) {
+            *w &= c;
+        }
+    }
+    let some_open = window.iter().fold(0u16, |acc, &w| acc | u16::from(w == 0)) != 0;
+    if !some_open {
+        return false;
+    }
+    let at = |i: usize| line[if i < n { i } else { i - n }];
+    (0..n).filter(|&k| window[k] == 0).any(|k| {
+        let mut run = codes[k] & codes[k + 1];
+        (2..=g_hi).any(|g| {
+            run &= codes[k + g];
+            run == 0 && segments_intersect(at(k), at(k + 1), at(k + g), at(k + g + 1))
+        })
+    })
 }
 
 /// The lesser of two finite numbers.
@@ -406,16 +498,6 @@ fn greater(a: f32, b: f32) -> f32 {
         b
     } else {
         a
-    }
-}
-
-/// `(min, max)` of two finite numbers.
-#[inline(always)]
-fn order(a: f32, b: f32) -> (f32, f32) {
-    if b < a {
-        (b, a)
-    } else {
-        (a, b)
     }
 }
 
@@ -466,32 +548,6 @@ fn meeting_one_by_one(
     (0..a.lo_x.len()).any(|t| boxes_meet_at(a, b, t) && hit(t))
 }
 
-/// Whether segment `k` of `a` meets segment `(k + g) mod n` of `b` for some `k` (`g < n`): the
-/// boxes first, branch-free, then the exact test where a pair of boxes meets.
-fn crossing_at_shift(
-    a: &[Vec2],
-    a_boxes: SegBoxes<'_>,
-    b: &[Vec2],
-    b_boxes: SegBoxes<'_>,
-    g: usize,
-) -> bool {
-    let n = a.len();
-    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
-    let test = |k: usize| {
-        let m = if k + g < n { k + g } else { k + g - n };
-        segments_intersect(a[k], a[next(k)], b[m], b[next(m)])
-    };
-    // The pairs across the wrap one by one when few.
-    let wrap = |t: usize| test(n - g + t);
-    let (a_wrap, b_wrap) = (a_boxes.range(n - g..n), b_boxes.range(0..g));
-    some_meeting(a_boxes.range(0..n - g), b_boxes.range(g..n), test)
-        || if 2 * g <= n {
-            meeting_one_by_one(a_wrap, b_wrap, wrap)
-        } else {
-            some_meeting(a_wrap, b_wrap, wrap)
-        }
-}
-
 /// Whether `cross(k, m)` holds for a segment `k` of `a` in block `j` and a segment `m` of `b`
 /// in block `(j + d) mod nb`, for some `j` whose block boxes meet (`d < nb`; `a_blocks`,
 /// `b_blocks` the `nb` block boxes of two polylines of `n` segments). With `same` (`a` is
@@ -531,14 +587,17 @@ fn block_crossing(
 /// Conditions 5–7 of the module doc on the centre `pts` and its `border` (outer then inner):
 /// true when no pair fails.
 ///
-/// Pairs at cyclic index gap at most `near` (points) or `near + 1` (segments) are all tested,
-/// box by box over whole arrays (segment boxes, or block boxes that stand for all the segment
-/// pairs in them: `near_blocks_cross`); farther ones only when their points are within `reach`:
+/// Pairs at cyclic index gap at most `near` (points) or `near + 1` (segments) are all tested:
+/// of one polyline, all but those a monotone run proves apart (`same_line_crosses`, the pairs
+/// [`segments_intersect`]'s box test would reject); of the two borders, box by box over whole
+/// arrays of block boxes that stand for all the segment pairs in them (`near_blocks_cross`);
+/// farther ones only when their points are within `reach`:
 /// - two segments that meet at `x` (of any two of the three polylines) have endpoints within
 ///   half their length of `x`, and every border point lies `hw·|normal|` from the centre point
 ///   of its index, so the centre points of those endpoints are within `2·hw + longest` of each
 ///   other (`longest` the longest segment of the three), at a cyclic gap at least the
-///   segments' less one. `reach` is that bound plus 1 % (far above its rounding);
+///   segments' less one. `reach` is that bound plus 1 % (far above its rounding; the centre's
+///   longest squared length, `centre_longest2`, comes from the caller's walk);
 /// - a pair failing thickness is closer than `2·(1 − SLACK)·hw < reach`.
 ///
 /// The chunk search (`chunks`) finds every point pair within `reach` at gap > `near`; each such
@@ -548,6 +607,7 @@ fn close_pairs_pass(
     pts: &[Vec2],
     border: &[Vec2],
     hw: f32,
+    centre_longest2: f32,
     thickness: &Thickness<'_>,
     seg_boxes: &mut [f32],
     chunk_boxes: &mut [Vec2],
@@ -555,11 +615,21 @@ fn close_pairs_pass(
     let n = pts.len();
     let polylines = [pts, &border[..n], &border[n..2 * n]];
     let nb = blocks_of(n);
-    let (words, block_words) = seg_boxes[..12 * n + 12 * nb].split_at_mut(12 * n);
-    let mut longest2 = [0.0f32; 3];
+    let (block_words, rest) = seg_boxes.split_at_mut(8 * nb);
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(rest);
+    // Direction codes of each polyline (`2·n` bytes each and room for `n / 2` codes wrapped),
+    // then the window's.
+    let stride = 2 * (n + n / 2);
+    let (codes, rest) = bytes.split_at_mut(3 * stride);
+    let window = &mut rest[..2 * n];
     for (q, line) in polylines.iter().enumerate() {
-        longest2[q] = segment_boxes(line, &mut words[4 * q * n..4 * (q + 1) * n]);
+        segment_directions(line, &mut codes[q * stride..(q + 1) * stride]);
     }
+    let longest2 = [
+        centre_longest2,
+        longest_segment2(polylines[1]),
+        longest_segment2(polylines[2]),
+    ];
     // A polyline without a segment of positive finite length is not simple (both borders count
     // as one polyline here, as in the all-pairs definition).
     let border_longest2 = longest2[1].max(longest2[2]);
@@ -567,13 +637,6 @@ fn close_pairs_pass(
     if !positive_finite(longest2[0]) || !positive_finite(border_longest2) {
         return false;
     }
-    let words = &*words;
-    let boxes = [0, 1, 2].map(|q| SegBoxes::of(words, q, n));
-    for (q, seg) in boxes.iter().enumerate() {
-        block_boxes(*seg, &mut block_words[4 * q * nb..4 * (q + 1) * nb]);
-    }
-    let block_words = &*block_words;
-    let blocks = [0, 1, 2].map(|q| SegBoxes::of(block_words, q, nb));
     let longest = longest2[0].max(border_longest2).sqrt();
     let reach = 1.01 * (2.0 * hw + longest);
     let mean = thickness.total / n as f32;
@@ -587,32 +650,40 @@ fn close_pairs_pass(
             return false;
         }
     }
-    // Segments at gaps ≤ near + 1: each polyline with itself from gap 2 on, outer with inner
-    // from −(near + 1) to near + 1 (every gap when that covers the loop). Gaps 2 and 3 of a
-    // polyline with itself go segment by segment; the others block by block (see
-    // `near_blocks_cross`).
+    // Segments at gaps ≤ near + 1: each polyline with itself from gap 2 on, only where no
+    // monotone run separates the pair (`same_line_crosses`); outer with inner from −(near + 1)
+    // to near + 1 (every gap when that covers the loop), block by block (`near_blocks_cross`).
     let seg_near = near + 1;
     let same_to = seg_near.min(half);
-    for q in 0..3 {
-        let line = polylines[q];
-        for g in 2..=same_to.min(3) {
-            if crossing_at_shift(line, boxes[q], line, boxes[q], g) {
-                return false;
-            }
-        }
-        if same_to >= 4 && near_blocks_cross(line, blocks[q], line, blocks[q], 4, same_to, true) {
+    for (q, line) in polylines.iter().enumerate() {
+        if same_line_crosses(
+            line,
+            same_to,
+            &mut codes[q * stride..(q + 1) * stride],
+            window,
+        ) {
             return false;
         }
     }
     let (outer, inner) = (polylines[1], polylines[2]);
+    for (q, line) in [outer, inner].iter().enumerate() {
+        block_boxes(line, &mut block_words[4 * q * nb..4 * (q + 1) * nb]);
+    }
+    let block_words = &*block_words;
+    let (outer_blocks, inner_blocks) = (
+        SegBoxes::of(block_words, 0, nb),
+        SegBoxes::of(block_words, 1, nb),
+    );
     if 2 * seg_near + 1 >= n {
-        // Outer with inner takes both signs of the gap, so (2, 1) is not needed here.
-        for g in 0..n {
-            if crossing_at_shift(outer, boxes[1], inner, boxes[2], g) {
-                return false;
-            }
+        // Every pair of blocks, so every pair of segments (outer with inner takes both orders).
+        let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+        let mut cross = |k: usize, m: usize| {
+            segments_intersect(outer[k], outer[next(k)], inner[m], inner[next(m)])
+        };
+        if (0..nb).any(|d| block_crossing(n, outer_blocks, inner_blocks, d, false, &mut cross)) {
+            return false;
         }
-    } else if near_blocks_cross(outer, blocks[1], inner, blocks[2], 0, seg_near, false) {
+    } else if near_blocks_cross(outer, outer_blocks, inner, inner_blocks, 0, seg_near, false) {
         return false;
     }
     if near >= half {
@@ -749,6 +820,7 @@ pub fn exempt_gap(arc: f32, longest: f32, n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::track::geometry::dist;
 
     /// A xorshift stream of uniform numbers in [0, 1] from `seed`.
     fn uniform(seed: u32) -> impl FnMut() -> f32 {
@@ -903,10 +975,12 @@ mod tests {
         };
         let mut seg_boxes = vec![0.0; BOX_WORDS * n];
         let mut chunk_boxes = vec![Vec2::ZERO; crate::track::chunks::boxes_len(n)];
+        let centre_longest2 = (0..n).fold(0.0f32, |m, i| m.max(dist2(pts[i], pts[(i + 1) % n])));
         let got = close_pairs_pass(
             pts,
             &border,
             hw,
+            centre_longest2,
             &thickness,
             &mut seg_boxes,
             &mut chunk_boxes,
@@ -1124,6 +1198,96 @@ mod tests {
                 })
                 .collect();
             let hw = spacing * (0.1 + 2.0 * unit() * unit());
+            if check_against_all_pairs(&pts, hw, &format!("case {case}, shape {shape}")) {
+                pass += 1;
+            } else {
+                fail += 1;
+            }
+        }
+        assert!(pass > 200 && fail > 200, "{pass} pass, {fail} fail");
+    }
+
+    /// The monotone-run shortcut of the same-polyline near gaps (`same_line_crosses`) decides as
+    /// the all-pairs scan where the runs are hardest to read: sides parallel to an axis (segments
+    /// with `dx == 0` or `dy == 0`), staircases (no two consecutive segments move on one axis the
+    /// same way), coordinates snapped to a coarse grid (repeated values, zero-length segments),
+    /// small curls that cross or just miss a few segments on, and zig-zags round a circle, near
+    /// and far from the origin.
+    #[test]
+    fn monotone_runs_match_all_pairs() {
+        let mut unit = uniform(0x3c6e_f372_u32);
+        let (mut pass, mut fail) = (0, 0);
+        for case in 0..3000 {
+            let n = 12 + (case / 5) % 90;
+            let offset = [0.0f32, 1.0e3, 1.0e5, -3.0e4][case % 4];
+            let spacing = 5.0;
+            let r0 = n as f32 * spacing / crate::math::TAU;
+            let shape = case % 5;
+            let k0 = (unit() * n as f32) as usize % n;
+            let pts: Vec<Vec2> = (0..n)
+                .map(|k| {
+                    let t = k as f32 / n as f32 * crate::math::TAU;
+                    let (s, c) = crate::math::sin_cos(t);
+                    let (x, y) = match shape {
+                        // A square walked side by side: each side parallel to an axis.
+                        0 => {
+                            let side = n / 4;
+                            let (q, r) = (
+                                (k / side.max(1)).min(3),
+                                k - (k / side.max(1)).min(3) * side,
+                            );
+                            let u = r as f32 * spacing;
+                            let l = side as f32 * spacing;
+                            match q {
+                                0 => (u, 0.0),
+                                1 => (l, u),
+                                2 => (l - u, l),
+                                _ => (0.0, l - u),
+                            }
+                        }
+                        // A staircase round a circle: x and y move in turns.
+                        1 => {
+                            let j = k - k % 2;
+                            let t0 = j as f32 / n as f32 * crate::math::TAU;
+                            let t1 = (j + 2) as f32 / n as f32 * crate::math::TAU;
+                            let (s0, c0) = crate::math::sin_cos(t0);
+                            let (_, c1) = crate::math::sin_cos(t1);
+                            if k % 2 == 0 {
+                                (r0 * c0, r0 * s0)
+                            } else {
+                                (r0 * c1, r0 * s0)
+                            }
+                        }
+                        // A circle snapped to a grid of about a spacing.
+                        2 => {
+                            let q = spacing * (0.3 + 1.2 * unit());
+                            ((r0 * c / q).round() * q, (r0 * s / q).round() * q)
+                        }
+                        // A circle with a curl: a few points round a small circle that may
+                        // cross the path a few segments on.
+                        3 => {
+                            let gap = (k + n - k0) % n;
+                            if (1..=6).contains(&gap) {
+                                let a = gap as f32 / 6.0 * crate::math::TAU;
+                                let (sa, ca) = crate::math::sin_cos(a);
+                                let rc = spacing * (0.3 + 1.5 * unit());
+                                (r0 * c + rc * (ca - 1.0) * c, r0 * s + rc * sa)
+                            } else {
+                                (r0 * c, r0 * s)
+                            }
+                        }
+                        // A zig-zag round a circle, small enough that some windows stay
+                        // monotone.
+                        _ => {
+                            let amp = spacing * 0.3 * unit();
+                            let r = r0 + if k % 2 == 0 { amp } else { -amp };
+                            (r * c, r * s)
+                        }
+                    };
+                    Vec2::new(offset + x, offset + y)
+                })
+                .collect();
+            let hw = spacing * (0.05 + 1.5 * unit() * unit());
             if check_against_all_pairs(&pts, hw, &format!("case {case}, shape {shape}")) {
                 pass += 1;
             } else {
