@@ -35,8 +35,52 @@ TG_HD inline tg_u32 tg_zprofile_cell(float u, tg_u32 freq) {
     return i < (tg_u64)(freq - 1u) ? (tg_u32)i : freq - 1u;
 }
 
+// One octave of the value noise with its current cell (Rust `NoiseOctave`): lat[0..freq), the
+// cell i, (float)i, the upper end of its range of u (i + 1, or infinity for the last cell),
+// lat[i] and lat[(i + 1) % freq] - lat[i].
+struct tg_noise_octave {
+    const float* lat;
+    tg_u32 freq;
+    float amplitude;
+    float freq_f;
+    float lo;
+    float hi;
+    float base;
+    float delta;
+};
+
+TG_HD inline void tg_noise_octave_enter(tg_noise_octave* o, tg_u32 i) {
+    tg_u32 last = o->freq - 1u;
+    tg_u32 next = i == last ? 0u : i + 1u;
+    o->lo = (float)i;
+    o->hi = i == last ? tg_inf() : (float)(i + 1u);
+    o->base = o->lat[i];
+    o->delta = o->lat[next] - o->lat[i];
+}
+
+TG_HD inline void tg_noise_octave_init(tg_noise_octave* o, const float* lat, tg_u32 freq,
+                                       float amplitude) {
+    o->lat = lat;
+    o->freq = freq;
+    o->amplitude = amplitude;
+    o->freq_f = (float)freq;
+    tg_noise_octave_enter(o, 0u);
+}
+
+// The octave's height at q = s / length; the cell is recomputed only when u = q * freq leaves
+// the current one (Rust `NoiseOctave::at`).
+TG_HD inline float tg_noise_octave_at(tg_noise_octave* o, float q) {
+    float u = q * o->freq_f;
+    if (!(u >= o->lo && u < o->hi)) {
+        tg_noise_octave_enter(o, tg_zprofile_cell(u, o->freq));
+    }
+    float t = u - o->lo;
+    float w = t * t * (3.0f - 2.0f * t);
+    return o->amplitude * (o->base + o->delta * w);
+}
+
 // Writes the heights z[0..n) of one env; arclen[0..n) holds each point's arc length and
-// `length` the closed length; `lattice` is scratch of 4·knots words (Rust `profile_lane`).
+// `length` the closed length; `lattice` is scratch of 7·knots words (Rust `profile_lane`).
 TG_HD inline void tg_profile_lane(const tg_zprofile_consts& p, tg_rng* rng, const float* arclen,
                                   float length, float* lattice, float* z, tg_u32 n) {
     if (p.kind == TG_ZKIND_UNIFORM) {
@@ -67,24 +111,25 @@ TG_HD inline void tg_profile_lane(const tg_zprofile_consts& p, tg_rng* rng, cons
             z[e] -= h * (arclen[e] / length);
         }
     } else if (p.kind == TG_ZKIND_NOISE) {
-        for (tg_u32 e = 0u; e < n; ++e) {
-            z[e] = 0.0f;
+        // One pass for the three octaves, each following its cell (Rust `NoiseOctave`).
+        tg_u32 k = p.knots;
+        for (tg_u32 v = 0u; v < 7u * k; ++v) {
+            lattice[v] = tg_rng_signed(rng);
         }
-        float amplitude = p.amplitude_m;
-        tg_u32 freq = p.knots;
-        for (tg_u32 octave = 0u; octave < 3u; ++octave) {
-            for (tg_u32 v = 0u; v < freq; ++v) {
-                lattice[v] = tg_rng_signed(rng);
+        float a0 = p.amplitude_m;
+        float a1 = a0 * 0.5f;
+        float a2 = a1 * 0.5f;
+        tg_noise_octave oct[3];
+        tg_noise_octave_init(&oct[0], lattice, k, a0);
+        tg_noise_octave_init(&oct[1], lattice + k, 2u * k, a1);
+        tg_noise_octave_init(&oct[2], lattice + 3u * k, 4u * k, a2);
+        for (tg_u32 e = 0u; e < n; ++e) {
+            float q = arclen[e] / length;
+            float h = 0.0f;
+            for (tg_u32 o = 0u; o < 3u; ++o) {
+                h += tg_noise_octave_at(&oct[o], q);
             }
-            for (tg_u32 e = 0u; e < n; ++e) {
-                float u = arclen[e] / length * (float)freq;
-                tg_u32 i = tg_zprofile_cell(u, freq);
-                float t = u - (float)i;
-                float w = t * t * (3.0f - 2.0f * t);
-                z[e] += amplitude * (lattice[i] + (lattice[(i + 1u) % freq] - lattice[i]) * w);
-            }
-            amplitude *= 0.5f;
-            freq *= 2u;
+            z[e] = h;
         }
     } else {
         // Flat: all zero, which the grade cap would keep (Rust returns here too).
@@ -93,13 +138,18 @@ TG_HD inline void tg_profile_lane(const tg_zprofile_consts& p, tg_rng* rng, cons
         }
         return;
     }
-    // Grade cap.
+    // Grade cap: the steepest segment, the closing one (back to point 0) last.
     float grade = 0.0f;
-    for (tg_u32 i = 0u; i < n; ++i) {
-        tg_u32 j = (i + 1u) % n;
-        float ds = j == 0u ? length - arclen[i] : arclen[j] - arclen[i];
+    if (n > 0u) {
+        for (tg_u32 i = 0u; i + 1u < n; ++i) {
+            float ds = arclen[i + 1u] - arclen[i];
+            if (ds > 0.0f) {
+                grade = tg_max(grade, tg_abs(z[i + 1u] - z[i]) / ds);
+            }
+        }
+        float ds = length - arclen[n - 1u];
         if (ds > 0.0f) {
-            grade = tg_max(grade, tg_abs(z[j] - z[i]) / ds);
+            grade = tg_max(grade, tg_abs(z[0] - z[n - 1u]) / ds);
         }
     }
     if (grade > p.max_grade) {

@@ -90,6 +90,11 @@ const NEAR_AREAS: f32 = 6.0;
 /// `2⁻¹²`: below this ratio of cross to dot product a turning angle is their quotient (see
 /// [`turn_angle`]).
 const STRAIGHT_RATIO: f32 = 1.0 / 4096.0;
+/// Largest smoothed turn, radians, whose sine and cosine come from Taylor polynomials (see
+/// `small_sin_cos`).
+const SMALL_TURN: f32 = 0.25;
+/// A value no cosine takes: it marks a turn left for [`sin_cos`] in `smooth_turning`.
+const NOT_A_COSINE: f32 = 2.0;
 
 /// Sides of the clip polygon, a regular polygon circumscribed about the sites' disc.
 const CLIP_SIDES: usize = 16;
@@ -509,22 +514,42 @@ impl Voronoi {
     }
 }
 
-/// Smooths the closed curve `pts` (`m` evenly spaced points) through its turning: the turning
-/// angles between consecutive chords are filtered by three box passes of half-width `half`
-/// (through `turn` and `tmp`, `m` words each), the curve is rebuilt from the first point and the
-/// first chord's heading with the mean chord length, and the closing gap is removed linearly in
-/// the point index.
+/// Smooths the closed curve `pts` (`m ≥ 3` evenly spaced points) through its turning: the
+/// turning angles between consecutive chords are filtered by three box passes of half-width
+/// `half` (through `turn` and `tmp`, `m` words each), the curve is rebuilt from the first point
+/// and the first chord's heading with the mean chord length, and the closing gap is removed
+/// linearly in the point index.
+///
+/// The per-point work that does not depend on the point before is done in passes over whole
+/// arrays (which vectorize), with the rare cases (a turn too sharp for the quotient in
+/// [`turn_angle`], a smoothed turn too large for the polynomials in [`small_sin_cos`]) patched
+/// afterwards: every value is computed by the same operations as point by point, so the curve is
+/// bit-identical to the plain loop's.
 fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f32]) {
     let m = pts.len();
+    // The straight-case turn at each point (NaN where the turn needs `atan2`) into `turn`, and
+    // the length of the chord after it into `tmp`.
+    (turn[0], tmp[0]) = straight_turn(pts[m - 1], pts[0], pts[1]);
+    for ((t, l), ((&a, &p), &b)) in turn[1..m - 1]
+        .iter_mut()
+        .zip(&mut tmp[1..m - 1])
+        .zip(pts[..m - 2].iter().zip(&pts[1..m - 1]).zip(&pts[2..]))
+    {
+        (*t, *l) = straight_turn(a, p, b);
+    }
+    (turn[m - 1], tmp[m - 1]) = straight_turn(pts[m - 2], pts[m - 1], pts[0]);
     let mut length = 0.0f32;
-    let (mut a, mut p) = (pts[m - 1], pts[0]);
+    for &l in tmp.iter() {
+        length += l;
+    }
     for (i, t) in turn.iter_mut().enumerate() {
-        let b = if i + 1 < m { pts[i + 1] } else { pts[0] };
-        let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
-        let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
-        *t = turn_angle(ux * vy - uy * vx, ux * vx + uy * vy);
-        length += (vx * vx + vy * vy).sqrt();
-        (a, p) = (p, b);
+        if t.is_nan() {
+            let a = pts[(i + m - 1) % m];
+            let (p, b) = (pts[i], pts[(i + 1) % m]);
+            let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
+            let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+            *t = turn_angle(ux * vy - uy * vx, ux * vx + uy * vy);
+        }
     }
     let h = length / m as f32;
     let start = pts[0];
@@ -532,12 +557,23 @@ fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f3
     box_filter_scalar(&turn[..m], half, &mut tmp[..m]);
     box_filter_scalar(&tmp[..m], half, &mut turn[..m]);
     box_filter_scalar(&turn[..m], half, &mut tmp[..m]);
+    // The smoothed turns' sines into `turn` and cosines into `tmp`; a turn too large for the
+    // polynomials stays in `turn`, marked by [`NOT_A_COSINE`] in `tmp`.
+    for (t, x) in turn.iter_mut().zip(tmp.iter_mut()) {
+        let big = x.abs() > SMALL_TURN;
+        let (ps, pc) = sin_cos_poly(*x);
+        (*t, *x) = if big { (*x, NOT_A_COSINE) } else { (ps, pc) };
+    }
     // The heading's direction, rotated by each smoothed turn.
     let (mut s, mut c) = sin_cos(heading0);
     let mut p = start;
     for (i, q) in pts.iter_mut().enumerate() {
         if i > 0 {
-            let (ds, dc) = small_sin_cos(tmp[i]);
+            let (ds, dc) = if tmp[i] == NOT_A_COSINE {
+                small_sin_cos(turn[i])
+            } else {
+                (turn[i], tmp[i])
+            };
             let c2 = c * dc - s * ds;
             s = s * dc + c * ds;
             c = c2;
@@ -552,11 +588,28 @@ fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f3
     }
 }
 
+/// The turn at `p` from chord `a → p` to chord `p → b` when [`turn_angle`] takes it as the
+/// quotient (NaN otherwise: the quotient is then never NaN, see there), and the length of
+/// `p → b`.
+#[inline(always)]
+fn straight_turn(a: Vec2, p: Vec2, b: Vec2) -> (f32, f32) {
+    let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
+    let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+    let (cross, dot) = (ux * vy - uy * vx, ux * vx + uy * vy);
+    let t = if cross.abs() < dot * STRAIGHT_RATIO {
+        cross / dot
+    } else {
+        f32::NAN
+    };
+    (t, (vx * vx + vy * vy).sqrt())
+}
+
 /// `atan2(cross, dot)` ([`atan2`], bit for bit), with the straight case short: for `0 ≤
 /// |cross| < 2⁻¹² · dot` [`atan2`] returns `atan_unit(|cross| / dot)` with its sign, and
 /// `atan_unit(t) = t` there (its correction, about `t³ / 3`, is below half an ulp of `t` for
-/// `t ≤ 2⁻¹²`), so the quotient is the result. Most points of a resampled polygon lie inside
-/// one edge, where the cross product is rounding noise.
+/// `t ≤ 2⁻¹²`), so the quotient is the result (finite: `dot > 0` there, and `cross` finite).
+/// Most points of a resampled polygon lie inside one edge, where the cross product is rounding
+/// noise.
 fn turn_angle(cross: f32, dot: f32) -> f32 {
     if cross.abs() < dot * STRAIGHT_RATIO {
         cross / dot
@@ -565,12 +618,18 @@ fn turn_angle(cross: f32, dot: f32) -> f32 {
     }
 }
 
-/// `(sin x, cos x)`: Taylor polynomials (errors below 1e-9) for `|x| ≤ 0.25`, the smoothed
-/// turns' usual size, and [`sin_cos`] otherwise.
+/// `(sin x, cos x)`: Taylor polynomials (errors below 1e-9) for `|x| ≤` [`SMALL_TURN`], the
+/// smoothed turns' usual size, and [`sin_cos`] otherwise.
 fn small_sin_cos(x: f32) -> (f32, f32) {
-    if x.abs() > 0.25 {
+    if x.abs() > SMALL_TURN {
         return sin_cos(x);
     }
+    sin_cos_poly(x)
+}
+
+/// The Taylor polynomials of [`small_sin_cos`].
+#[inline(always)]
+fn sin_cos_poly(x: f32) -> (f32, f32) {
     let x2 = x * x;
     let s = x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0)));
     let c = 1.0 - x2 / 2.0 * (1.0 - x2 / 12.0 * (1.0 - x2 / 30.0));
@@ -1143,6 +1202,91 @@ pub(super) mod tests {
                     assert_eq!(cl[..count], want_l[..], "{n_sites}/{radius_m} env {env}");
                 }
             }
+        }
+    }
+
+    /// `smooth_turning` point by point: the plain loops it is bit-identical to.
+    fn smooth_turning_plain(pts: &mut [Vec2], half: usize) {
+        let m = pts.len();
+        let (mut turn, mut tmp) = (vec![0.0f32; m], vec![0.0f32; m]);
+        let mut length = 0.0f32;
+        let (mut a, mut p) = (pts[m - 1], pts[0]);
+        for (i, t) in turn.iter_mut().enumerate() {
+            let b = if i + 1 < m { pts[i + 1] } else { pts[0] };
+            let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
+            let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+            *t = turn_angle(ux * vy - uy * vx, ux * vx + uy * vy);
+            length += (vx * vx + vy * vy).sqrt();
+            (a, p) = (p, b);
+        }
+        let h = length / m as f32;
+        let start = pts[0];
+        let heading0 = atan2(pts[1][1] - start[1], pts[1][0] - start[0]);
+        box_filter_scalar(&turn, half, &mut tmp);
+        box_filter_scalar(&tmp, half, &mut turn);
+        box_filter_scalar(&turn, half, &mut tmp);
+        let (mut s, mut c) = sin_cos(heading0);
+        let mut p = start;
+        for (i, q) in pts.iter_mut().enumerate() {
+            if i > 0 {
+                let (ds, dc) = small_sin_cos(tmp[i]);
+                let c2 = c * dc - s * ds;
+                s = s * dc + c * ds;
+                c = c2;
+            }
+            *q = p;
+            p = Vec2::new(p[0] + h * c, p[1] + h * s);
+        }
+        let (gx, gy) = (p[0] - start[0], p[1] - start[1]);
+        for (i, q) in pts.iter_mut().enumerate() {
+            let f = i as f32 / m as f32;
+            *q = Vec2::new(q[0] - gx * f, q[1] - gy * f);
+        }
+    }
+
+    #[test]
+    fn smooth_turning_is_the_plain_loop_bit_for_bit() {
+        let mut rng = LaneRng::new(13, 0, 0, 0);
+        for case in 0..400 {
+            // Jagged polygons (sharp turns, turns past the polynomials' range), near-straight
+            // runs, repeated points (zero chords) and a few non-finite points.
+            let m = 3 + (case % 97);
+            let mut pts: Vec<Vec2> = (0..m)
+                .map(|i| {
+                    let a = crate::math::TAU * i as f32 / m as f32;
+                    let (s, c) = sin_cos(a);
+                    let r = 50.0
+                        + if case % 2 == 0 {
+                            10.0 * rng.signed()
+                        } else {
+                            0.0
+                        };
+                    Vec2::new(r * c, r * s)
+                })
+                .collect();
+            if case % 5 == 1 {
+                pts[m / 2] = pts[m / 2 - 1];
+            }
+            if case % 37 == 3 {
+                pts[m - 1] = Vec2::new(f32::NAN, 1.0);
+            }
+            if case % 41 == 4 {
+                pts[1] = Vec2::new(f32::INFINITY, 0.0);
+            }
+            let half = 1 + case % 5;
+            let half = half.min((m - 1) / 2).max(1);
+            if 2 * half >= m {
+                continue;
+            }
+            let mut want = pts.clone();
+            smooth_turning_plain(&mut want, half);
+            let (mut turn, mut tmp) = (vec![f32::NAN; m], vec![-7.0f32; m]);
+            smooth_turning(&mut pts, half, &mut turn, &mut tmp);
+            assert_eq!(
+                bytemuck::cast_slice::<Vec2, u32>(&pts),
+                bytemuck::cast_slice::<Vec2, u32>(&want),
+                "case {case}"
+            );
         }
     }
 
