@@ -250,7 +250,7 @@ TG_HD inline bool tg_circuit_close_turning(tg_circuit_leg* legs, tg_u32 n) {
 }
 
 // The largest heading change of one integration step of a corner of radius `radius` (Rust
-// `Circuit::step_turn`).
+// `Circuit::step_turn`: a `clamp`, the same as max then min on the finite positive ratio).
 TG_HD inline float tg_circuit_step_turn(float min_turn_radius_m, float radius) {
     return tg_min(tg_max(TG_CIRCUIT_TIGHT_STEP_LENGTH * min_turn_radius_m / radius,
                          TG_CIRCUIT_STEP_TURN),

@@ -344,9 +344,7 @@ impl Circuit {
     /// [`STEP_TURN`], or on tighter corners as much as keeps the steps within
     /// [`TIGHT_STEP_LENGTH`]` · R`, at most [`TIGHT_STEP_TURN`].
     fn step_turn(&self, radius: f32) -> f32 {
-        (TIGHT_STEP_LENGTH * self.min_turn_radius_m / radius)
-            .max(STEP_TURN)
-            .min(TIGHT_STEP_TURN)
+        (TIGHT_STEP_LENGTH * self.min_turn_radius_m / radius).clamp(STEP_TURN, TIGHT_STEP_TURN)
     }
 
     /// Integrates one corner from the origin, entered at the heading `entry` (`(cos, sin)`):
