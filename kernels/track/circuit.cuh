@@ -10,8 +10,13 @@
 #define TG_CIRCUIT_DEG 0x1.1df46ap-6f
 // Largest turn of one corner after rescaling (Rust `200.0 * DEG`: 3.490_658_5).
 #define TG_CIRCUIT_MAX_TURN 0x1.becde6p+1f
-// Largest heading change of one integration step, radians (0.15).
+// Largest heading change of one integration step on a wide corner, radians (0.15).
 #define TG_CIRCUIT_STEP_TURN 0x1.333334p-3f
+// Largest heading change of one integration step on the tightest corners, radians (0.3).
+#define TG_CIRCUIT_TIGHT_STEP_TURN 0x1.333334p-2f
+// Longest integration step on a corner whose steps turn by more than TG_CIRCUIT_STEP_TURN, in
+// units of the minimum turn radius (0.6).
+#define TG_CIRCUIT_TIGHT_STEP_LENGTH 0x1.333334p-1f
 // Most integration steps of one clothoid ramp, of one arc, and of one corner.
 #define TG_CIRCUIT_MAX_RAMP_STEPS 8u
 #define TG_CIRCUIT_MAX_ARC_STEPS 24u
@@ -244,10 +249,19 @@ TG_HD inline bool tg_circuit_close_turning(tg_circuit_leg* legs, tg_u32 n) {
     return false;
 }
 
-// Integration steps for a heading change t, at most cap (Rust `(t / STEP_TURN) as usize + 1`,
-// then `min(cap)`; the saturating cast keeps the minimum exact for any t).
-TG_HD inline tg_u32 tg_circuit_steps(float t, tg_u32 cap) {
-    tg_u64 s = (tg_u64)tg_f32_to_u32(t / TG_CIRCUIT_STEP_TURN) + 1u;
+// The largest heading change of one integration step of a corner of radius `radius` (Rust
+// `Circuit::step_turn`: a `clamp`, the same as max then min on the finite positive ratio).
+TG_HD inline float tg_circuit_step_turn(float min_turn_radius_m, float radius) {
+    return tg_min(tg_max(TG_CIRCUIT_TIGHT_STEP_LENGTH * min_turn_radius_m / radius,
+                         TG_CIRCUIT_STEP_TURN),
+                  TG_CIRCUIT_TIGHT_STEP_TURN);
+}
+
+// Integration steps for a heading change t at steps of at most step_turn, at most cap (Rust
+// `(t / step_turn) as usize + 1`, then `min(cap)`; the saturating cast keeps the minimum exact
+// for any t).
+TG_HD inline tg_u32 tg_circuit_steps(float t, float step_turn, tg_u32 cap) {
+    tg_u64 s = (tg_u64)tg_f32_to_u32(t / step_turn) + 1u;
     return s < cap ? (tg_u32)s : cap;
 }
 
@@ -336,7 +350,8 @@ TG_HD inline void tg_circuit_mirror(tg_circuit_walk* w, float h, tg_f32x2 mirror
 // TG_CIRCUIT_MAX_STEPS) and returns the count; the end point goes to *end and the exit heading,
 // scaled to unit length, to *exit_out (Rust `Circuit::integrate_corner`, whose comments derive
 // the headings).
-TG_HD inline tg_u32 tg_circuit_integrate_corner(float transition, float turn, float radius,
+TG_HD inline tg_u32 tg_circuit_integrate_corner(float transition, float min_turn_radius_m,
+                                                float turn, float radius,
                                                 tg_f32x2 entry, tg_vec2* pts, tg_vec2* end,
                                                 tg_f32x2* exit_out) {
     float mag = tg_abs(turn);
@@ -345,9 +360,11 @@ TG_HD inline tg_u32 tg_circuit_integrate_corner(float transition, float turn, fl
     float arc_turn = mag - 2.0f * ramp_turn;
     float ramp_len = 2.0f * ramp_turn * radius;
     float arc_len = arc_turn * radius;
-    tg_u32 n_ramp = ramp_len > 0.0f ? tg_circuit_steps(2.0f * ramp_turn, TG_CIRCUIT_MAX_RAMP_STEPS)
-                                    : 0u;
-    tg_u32 n_arc = tg_circuit_steps(arc_turn, TG_CIRCUIT_MAX_ARC_STEPS);
+    float step_turn = tg_circuit_step_turn(min_turn_radius_m, radius);
+    tg_u32 n_ramp = ramp_len > 0.0f
+                        ? tg_circuit_steps(2.0f * ramp_turn, step_turn, TG_CIRCUIT_MAX_RAMP_STEPS)
+                        : 0u;
+    tg_u32 n_arc = tg_circuit_steps(arc_turn, step_turn, TG_CIRCUIT_MAX_ARC_STEPS);
     tg_circuit_walk w;
     w.p = tg_v2(0.0f, 0.0f);
     w.written = 0u;
@@ -479,7 +496,8 @@ TG_HD inline tg_u32 tg_circuit_walk_legs(const tg_circuit_params& p, const tg_ci
         float corner_len = tg_abs(l.turn) * r * (1.0f + 2.0f * p.transition);
         // The longest step of the corner; a piece of `stride` steps strays from its chord by at
         // most (stride·h)²/(8r).
-        float h_max = r * tg_max(TG_CIRCUIT_STEP_TURN, 0.25f * p.transition * tg_abs(l.turn));
+        float h_max = r * tg_max(tg_circuit_step_turn(p.min_turn_radius_m, r),
+                                 0.25f * p.transition * tg_abs(l.turn));
         tg_u32 stride = tg_f32_to_u32(sqrtf(piece_pad * r) / h_max);
         tg_u32 by_count = count / TG_CIRCUIT_MAX_PIECES + 1u;
         stride = stride > by_count ? stride : by_count;
@@ -643,7 +661,8 @@ TG_HD inline tg_u32 tg_circuit_draw(const tg_circuit_params& p, tg_rng* rng, tg_
         tg_vec2 end;
         tg_f32x2 exit_heading;
         tg_u32 count =
-            tg_circuit_integrate_corner(p.transition, leg->turn, leg->radius, heading,
+            tg_circuit_integrate_corner(p.transition, p.min_turn_radius_m, leg->turn, leg->radius,
+                                        heading,
                                         local + k * TG_CIRCUIT_MAX_STEPS, &end, &exit_heading);
         // The points but the last (the next leg's start).
         counts[k] = (float)(count - 1u);

@@ -38,15 +38,19 @@
 //! radii grow by the same factor, so the minimum turn radius still holds).
 //!
 //! **Integration.** Each corner is integrated from its entry heading (the exit heading of the
-//! corner before it, the first entered along +x) with steps of at most 0.15 rad of turn, each
-//! step along the heading at its midpoint. The heading is quadratic in the step index on each
-//! section (ramp, arc, ramp), so the step directions follow by rotation recurrences (complex
-//! products) from the rotations of a few small angles (below 0.2 rad), each from its Taylor
-//! polynomial (`small_cos_sin`), with no call to [`crate::math::sin_cos`]: the first ramp from its
-//! first heading and its first turn, the arc from the ramp's end heading (the last ramp direction
-//! turned on by half a step) and its step turn; the ramp back is the first ramp reversed and
-//! mirrored, its directions those of the first ramp's steps reflected and turned by the arc's end
-//! heading and the ramp's (`integrate_corner` derives it). The exit heading is scaled to unit
+//! corner before it, the first entered along +x) with steps of at most 0.15 rad of turn — on
+//! corners tighter than 4·R, of at most 0.6·R in length and at most 0.3 rad of turn: finer
+//! steps there would be finer than the resampled points (the circuit presets resample at
+//! 0.4–0.8·R), and 0.3 rad a step stays well within the `spacing / R` a point that the validity
+//! check's turn-radius condition allows — each step along the heading at its midpoint. The
+//! heading is quadratic in the step index on each section (ramp, arc, ramp), so the step
+//! directions follow by rotation recurrences (complex products) from the rotations of a few
+//! small angles (at most 0.3 rad), each from its Taylor polynomial (`small_cos_sin`), with no
+//! call to [`crate::math::sin_cos`]: the first ramp from its first heading and its first turn,
+//! the arc from the ramp's end heading (the last ramp direction turned on by half a step) and its
+//! step turn; the ramp back is the first ramp reversed and mirrored, its directions those of the
+//! first ramp's steps reflected and turned by the arc's end heading and the ramp's
+//! (`integrate_corner` derives it). The exit heading is scaled to unit
 //! length. IEEE operations only; the directions drift from unit length and the headings from
 //! their exact values by rounding only (about 1e-6 rad a corner), far below the closure
 //! tolerance. The corner's step points, relative to its start, are kept in scratch and reused,
@@ -79,8 +83,13 @@ use crate::rng::LaneRng;
 
 /// Largest turn of one corner after rescaling, radians (200°).
 const MAX_TURN: f32 = 200.0 * (PI / 180.0);
-/// Largest heading change of one integration step, radians.
+/// Largest heading change of one integration step on a wide corner, radians.
 const STEP_TURN: f32 = 0.15;
+/// Largest heading change of one integration step on the tightest corners, radians.
+const TIGHT_STEP_TURN: f32 = 0.3;
+/// Longest integration step on a corner whose steps turn by more than [`STEP_TURN`], in units of
+/// the preset's minimum turn radius `R`.
+const TIGHT_STEP_LENGTH: f32 = 0.6;
 /// Most integration steps of one clothoid ramp.
 const MAX_RAMP_STEPS: usize = 8;
 /// Most integration steps of one arc.
@@ -331,6 +340,13 @@ impl Circuit {
         false
     }
 
+    /// The largest heading change of one integration step of a corner of radius `radius`:
+    /// [`STEP_TURN`], or on tighter corners as much as keeps the steps within
+    /// [`TIGHT_STEP_LENGTH`]` · R`, at most [`TIGHT_STEP_TURN`].
+    fn step_turn(&self, radius: f32) -> f32 {
+        (TIGHT_STEP_LENGTH * self.min_turn_radius_m / radius).clamp(STEP_TURN, TIGHT_STEP_TURN)
+    }
+
     /// Integrates one corner from the origin, entered at the heading `entry` (`(cos, sin)`):
     /// writes its step points (the end point last) into `pts` and returns `(count, end point,
     /// exit heading)`, the exit heading scaled to unit length.
@@ -352,8 +368,9 @@ impl Circuit {
         let arc_turn = mag - 2.0 * ramp_turn;
         let ramp_len = 2.0 * ramp_turn * radius;
         let arc_len = arc_turn * radius;
+        let step_turn = self.step_turn(radius);
         let steps = |t: f32, cap: usize| -> usize {
-            let s = (t / STEP_TURN) as usize + 1;
+            let s = (t / step_turn) as usize + 1;
             s.min(cap)
         };
         let n_ramp = if ramp_len > 0.0 {
@@ -371,8 +388,8 @@ impl Circuit {
         // n steps from curvature 0 to κ, ψ_i = δδ·(i + ½)²/2 with δδ = κ·h²/L, so ψ_0 = δδ/8 and
         // ψ_{i+1} − ψ_i = (i + 1)·δδ; the ramp ends at heading n²·δδ/2 = ψ_{n−1} + δδ·(n/2 −
         // 1/8). On the arc, ψ = ramp end + (j + ½)·δ with δ = κ·h. Every angle given to
-        // `small_cos_sin` here is below 0.2 rad (turns of at most 200°, transitions of at most
-        // 0.45). The directions are the entry's turned by these: rotations commute.
+        // `small_cos_sin` here is at most the step turn, 0.3 rad (turns of at most 200°,
+        // transitions of at most 0.45). The directions are the entry's turned by these: rotations commute.
         let mut dirs = [[0.0f32; 2]; MAX_RAMP_STEPS];
         let mut ramp_end = entry;
         if n_ramp > 0 {
@@ -662,7 +679,9 @@ impl Circuit {
             // The longest step of the corner (a ramp's steps are longer when its step count is
             // capped); a piece of `stride` steps strays from its chord by at most
             // (stride·h)²/(8r), curvature being at most 1/r.
-            let h_max = r * STEP_TURN.max(0.25 * self.transition * leg.turn.abs());
+            let h_max = r * self
+                .step_turn(r)
+                .max(0.25 * self.transition * leg.turn.abs());
             let stride = (((piece_pad * r).sqrt() / h_max) as usize)
                 .max(count / MAX_PIECES + 1)
                 .max(1);
