@@ -202,7 +202,17 @@ fn chunk_pairs(
 ) -> bool {
     let (a_start, a_end) = (ka * CHUNK, ((ka + 1) * CHUNK).min(n));
     let b_end = ((kb + 1) * CHUNK).min(n);
-    for i in a_start..a_end {
+    // Only the `i` whose range can be non-empty: `i + min_gap + 1 < b_end`, and
+    // `kb·CHUNK ≤ j < i + n − min_gap` (`j ≥ kb·CHUNK` also when `ka = kb`). A chunk pair just
+    // past the skipped gap (along a track, the next chunk but one or two) keeps one or two `i`.
+    let i_start = a_start.max(
+        (kb * CHUNK)
+            .saturating_add(min_gap)
+            .saturating_add(1)
+            .saturating_sub(n),
+    );
+    let i_end = a_end.min(b_end.saturating_sub(min_gap).saturating_sub(1));
+    for i in i_start..i_end {
         let j_start = if ka == kb { i + 1 } else { kb * CHUNK };
         // Saturating: a `min_gap` of `n / 2` or more leaves the range empty, never wraps.
         let j_lo = j_start.max(i.saturating_add(min_gap).saturating_add(1));
