@@ -693,7 +693,7 @@ fn close_pairs_pass(
     let reach2 = reach * reach;
     let prev = |k: usize| if k == 0 { n - 1 } else { k - 1 };
     let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
-    !any_close_pair_fails(pts, chunk_boxes, reach, near, |i, j| {
+    let mut far_pair_ok = |i: usize, j: usize| {
         let d2 = dist2(pts[i], pts[j]);
         // Points are finite here, so `d2` is a number.
         if d2 > reach2 {
@@ -719,7 +719,47 @@ fn close_pairs_pass(
             }
         }
         true
-    })
+    };
+    // The chunk search from the gap `searched ≥ near` just below a multiple of CHUNK: a chunk
+    // pair whose farthest pair lies a gap or two past the searched one (the next chunk but one
+    // along the track, whose boxes always meet) would be searched for those one or two pairs.
+    // The gaps between go pair by pair, each pair within `reach` put to the same test (the
+    // test passes every pair farther apart), so every pair the chunk search would have found
+    // is tested as before.
+    let searched = ((near + 1).next_multiple_of(CHUNK) - 1).min(half);
+    for g in near + 1..=searched {
+        // Each pair once: at `g = n / 2` the pairs `(i, i + g)` from `i = g` on repeat.
+        let wrapped = if 2 * g == n { 0 } else { g };
+        if gap_pairs_fail(pts, g, wrapped, reach2, &mut far_pair_ok) {
+            return false;
+        }
+    }
+    !any_close_pair_fails(pts, chunk_boxes, reach, searched, far_pair_ok)
+}
+
+/// Whether `ok(i, j)` fails for some pair `(i, i + g)` (`i < n − g`) or, for the first
+/// `wrapped` points `i` from `n − g` on, `(i + g − n, i)`, whose points are within `reach2`
+/// squared distance (NaN included); eight pairs at a time are tested on distance first.
+fn gap_pairs_fail(
+    pts: &[Vec2],
+    g: usize,
+    wrapped: usize,
+    reach2: f32,
+    ok: &mut impl FnMut(usize, usize) -> bool,
+) -> bool {
+    let n = pts.len();
+    let close = |i: usize, j: usize| !(dist2(pts[i], pts[j]) > reach2);
+    let straight = n - g;
+    let mut i = 0;
+    while i + 8 <= straight {
+        let any = (0..8).fold(false, |acc, t| acc | close(i + t, i + t + g));
+        if any && (i..i + 8).any(|i| close(i, i + g) && !ok(i, i + g)) {
+            return true;
+        }
+        i += 8;
+    }
+    (i..straight).any(|i| close(i, i + g) && !ok(i, i + g))
+        || (straight..straight + wrapped).any(|i| close(i + g - n, i) && !ok(i + g - n, i))
 }
 
 /// Whether segment `k` of `a` meets segment `(k ± g) mod n` of `b` for some `k` and some gap
