@@ -739,7 +739,8 @@ fn close_pairs_pass(
 
 /// Whether `ok(i, j)` fails for some pair `(i, i + g)` (`i < n − g`) or, for the first
 /// `wrapped` points `i` from `n − g` on, `(i + g − n, i)`, whose points are within `reach2`
-/// squared distance (NaN included); eight pairs at a time are tested on distance first.
+/// squared distance (the caller's points are finite); eight pairs at a time are tested on
+/// distance first.
 fn gap_pairs_fail(
     pts: &[Vec2],
     g: usize,
@@ -748,7 +749,7 @@ fn gap_pairs_fail(
     ok: &mut impl FnMut(usize, usize) -> bool,
 ) -> bool {
     let n = pts.len();
-    let close = |i: usize, j: usize| !(dist2(pts[i], pts[j]) > reach2);
+    let close = |i: usize, j: usize| dist2(pts[i], pts[j]) <= reach2;
     let straight = n - g;
     let mut i = 0;
     while i + 8 <= straight {
@@ -1335,6 +1336,53 @@ mod tests {
             }
         }
         assert!(pass > 200 && fail > 200, "{pass} pass, {fail} fail");
+    }
+
+    /// `gap_pairs_fail` hands every pair of cyclic gap `g` to its test exactly once (with the
+    /// wrapped count `close_pairs_pass` gives it), and with a finite reach every pair within
+    /// it, each as `(i, j)` with `i < j`.
+    #[test]
+    fn gap_pairs_are_each_pair_of_the_gap_once() {
+        for n in 2usize..=40 {
+            let pts: Vec<Vec2> = (0..n)
+                .map(|k| {
+                    let t = k as f32 / n as f32 * crate::math::TAU;
+                    let (s, c) = crate::math::sin_cos(t);
+                    Vec2::new(10.0 * c + 0.5 * (k % 3) as f32, 6.0 * s)
+                })
+                .collect();
+            for g in 1..=n / 2 {
+                let wrapped = if 2 * g == n { 0 } else { g };
+                for reach2 in [f32::INFINITY, 4.0, 25.0] {
+                    let mut seen = std::collections::BTreeSet::new();
+                    assert!(!gap_pairs_fail(&pts, g, wrapped, reach2, &mut |i, j| {
+                        assert!(i < j && seen.insert((i, j)), "n {n}, g {g}: {i},{j}");
+                        true
+                    }));
+                    for i in 0..n {
+                        for j in i + 1..n {
+                            let gap = (j - i).min(n - (j - i));
+                            let within = dist2(pts[i], pts[j]) <= reach2;
+                            if gap == g && within {
+                                assert!(seen.contains(&(i, j)), "n {n}, g {g}: {i},{j} missed");
+                            }
+                            if gap != g {
+                                assert!(!seen.contains(&(i, j)), "n {n}, g {g}: {i},{j}");
+                            }
+                        }
+                    }
+                    // The first failing pair stops the pass.
+                    if !seen.is_empty() {
+                        let mut calls = 0;
+                        assert!(gap_pairs_fail(&pts, g, wrapped, reach2, &mut |_, _| {
+                            calls += 1;
+                            false
+                        }));
+                        assert_eq!(calls, 1);
+                    }
+                }
+            }
+        }
     }
 
     /// `close_pairs_pass` (local gaps in full, farther pairs through the chunk search within
