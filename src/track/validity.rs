@@ -600,9 +600,11 @@ fn block_crossing(
 ///   longest squared length, `centre_longest2`, comes from the caller's walk);
 /// - a pair failing thickness is closer than `2·(1 − SLACK)·hw < reach`.
 ///
-/// The chunk search (`chunks`) finds every point pair within `reach` at gap > `near`; each such
-/// pair tests the thickness of its two points and every segment pair at its ends. So every
-/// pair the module doc names is tested, with the same predicates as an all-pairs scan.
+/// The gaps from `near + 1` to the next gap just below a multiple of `CHUNK` (`gap_pairs_fail`)
+/// and the chunk search (`chunks`) past it find every point pair within `reach` at a gap past
+/// `near`; each such pair tests the thickness of its two points and every segment pair at its
+/// ends. So every pair the module doc names is tested, with the same predicates as an all-pairs
+/// scan.
 fn close_pairs_pass(
     pts: &[Vec2],
     border: &[Vec2],
