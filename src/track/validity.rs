@@ -600,9 +600,11 @@ fn block_crossing(
 ///   longest squared length, `centre_longest2`, comes from the caller's walk);
 /// - a pair failing thickness is closer than `2·(1 − SLACK)·hw < reach`.
 ///
-/// The chunk search (`chunks`) finds every point pair within `reach` at gap > `near`; each such
-/// pair tests the thickness of its two points and every segment pair at its ends. So every
-/// pair the module doc names is tested, with the same predicates as an all-pairs scan.
+/// The gaps from `near + 1` to the next gap just below a multiple of `CHUNK` (`gap_pairs_fail`)
+/// and the chunk search (`chunks`) past it find every point pair within `reach` at a gap past
+/// `near`; each such pair tests the thickness of its two points and every segment pair at its
+/// ends. So every pair the module doc names is tested, with the same predicates as an all-pairs
+/// scan.
 fn close_pairs_pass(
     pts: &[Vec2],
     border: &[Vec2],
@@ -693,7 +695,7 @@ fn close_pairs_pass(
     let reach2 = reach * reach;
     let prev = |k: usize| if k == 0 { n - 1 } else { k - 1 };
     let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
-    !any_close_pair_fails(pts, chunk_boxes, reach, near, |i, j| {
+    let mut far_pair_ok = |i: usize, j: usize| {
         let d2 = dist2(pts[i], pts[j]);
         // Points are finite here, so `d2` is a number.
         if d2 > reach2 {
@@ -719,7 +721,48 @@ fn close_pairs_pass(
             }
         }
         true
-    })
+    };
+    // The chunk search from the gap `searched ≥ near` just below a multiple of CHUNK: a chunk
+    // pair whose farthest pair lies a gap or two past the searched one (the next chunk but one
+    // along the track, whose boxes always meet) would be searched for those one or two pairs.
+    // The gaps between go pair by pair, each pair within `reach` put to the same test (the
+    // test passes every pair farther apart), so every pair the chunk search would have found
+    // is tested as before.
+    let searched = ((near + 1).next_multiple_of(CHUNK) - 1).min(half);
+    for g in near + 1..=searched {
+        // Each pair once: at `g = n / 2` the pairs `(i, i + g)` from `i = g` on repeat.
+        let wrapped = if 2 * g == n { 0 } else { g };
+        if gap_pairs_fail(pts, g, wrapped, reach2, &mut far_pair_ok) {
+            return false;
+        }
+    }
+    !any_close_pair_fails(pts, chunk_boxes, reach, searched, far_pair_ok)
+}
+
+/// Whether `ok(i, j)` fails for some pair `(i, i + g)` (`i < n − g`) or, for the first
+/// `wrapped` points `i` from `n − g` on, `(i + g − n, i)`, whose points are within `reach2`
+/// squared distance (the caller's points are finite); eight pairs at a time are tested on
+/// distance first.
+fn gap_pairs_fail(
+    pts: &[Vec2],
+    g: usize,
+    wrapped: usize,
+    reach2: f32,
+    ok: &mut impl FnMut(usize, usize) -> bool,
+) -> bool {
+    let n = pts.len();
+    let close = |i: usize, j: usize| dist2(pts[i], pts[j]) <= reach2;
+    let straight = n - g;
+    let mut i = 0;
+    while i + 8 <= straight {
+        let any = (0..8).fold(false, |acc, t| acc | close(i + t, i + t + g));
+        if any && (i..i + 8).any(|i| close(i, i + g) && !ok(i, i + g)) {
+            return true;
+        }
+        i += 8;
+    }
+    (i..straight).any(|i| close(i, i + g) && !ok(i, i + g))
+        || (straight..straight + wrapped).any(|i| close(i + g - n, i) && !ok(i + g - n, i))
 }
 
 /// Whether segment `k` of `a` meets segment `(k ± g) mod n` of `b` for some `k` and some gap
@@ -1295,6 +1338,53 @@ mod tests {
             }
         }
         assert!(pass > 200 && fail > 200, "{pass} pass, {fail} fail");
+    }
+
+    /// `gap_pairs_fail` hands every pair of cyclic gap `g` to its test exactly once (with the
+    /// wrapped count `close_pairs_pass` gives it), and with a finite reach every pair within
+    /// it, each as `(i, j)` with `i < j`.
+    #[test]
+    fn gap_pairs_are_each_pair_of_the_gap_once() {
+        for n in 2usize..=40 {
+            let pts: Vec<Vec2> = (0..n)
+                .map(|k| {
+                    let t = k as f32 / n as f32 * crate::math::TAU;
+                    let (s, c) = crate::math::sin_cos(t);
+                    Vec2::new(10.0 * c + 0.5 * (k % 3) as f32, 6.0 * s)
+                })
+                .collect();
+            for g in 1..=n / 2 {
+                let wrapped = if 2 * g == n { 0 } else { g };
+                for reach2 in [f32::INFINITY, 4.0, 25.0] {
+                    let mut seen = std::collections::BTreeSet::new();
+                    assert!(!gap_pairs_fail(&pts, g, wrapped, reach2, &mut |i, j| {
+                        assert!(i < j && seen.insert((i, j)), "n {n}, g {g}: {i},{j}");
+                        true
+                    }));
+                    for i in 0..n {
+                        for j in i + 1..n {
+                            let gap = (j - i).min(n - (j - i));
+                            let within = dist2(pts[i], pts[j]) <= reach2;
+                            if gap == g && within {
+                                assert!(seen.contains(&(i, j)), "n {n}, g {g}: {i},{j} missed");
+                            }
+                            if gap != g {
+                                assert!(!seen.contains(&(i, j)), "n {n}, g {g}: {i},{j}");
+                            }
+                        }
+                    }
+                    // The first failing pair stops the pass.
+                    if !seen.is_empty() {
+                        let mut calls = 0;
+                        assert!(gap_pairs_fail(&pts, g, wrapped, reach2, &mut |_, _| {
+                            calls += 1;
+                            false
+                        }));
+                        assert_eq!(calls, 1);
+                    }
+                }
+            }
+        }
     }
 
     /// `close_pairs_pass` (local gaps in full, farther pairs through the chunk search within
