@@ -988,6 +988,14 @@ mod tests {
         assert!(seen.len() >= 4, "{seen:?}");
     }
 
+    /// Asserts that more than `least` of the `verdicts` passed and more than `least` failed, so
+    /// that a comparison exercised both outcomes.
+    fn assert_both_verdicts(verdicts: &[bool], least: usize) {
+        let pass = verdicts.iter().filter(|&&v| v).count();
+        let fail = verdicts.len() - pass;
+        assert!(pass > least && fail > least, "{pass} pass, {fail} fail");
+    }
+
     /// `close_pairs_pass`'s verdict on `pts` with half width `hw`, asserted equal to the
     /// all-pairs scan's with the same predicates; returns it.
     fn check_against_all_pairs(pts: &[Vec2], hw: f32, what: &str) -> bool {
@@ -1185,7 +1193,7 @@ mod tests {
     #[test]
     fn near_blocks_match_all_pairs() {
         let mut unit = uniform(0x68e3_1da4_u32);
-        let (mut pass, mut fail) = (0, 0);
+        let mut verdicts = Vec::new();
         for case in 0..3000 {
             let n = 8 + (case / 3) % 97;
             let offset = [0.0f32, 3.0e3, 2.0e5][case % 3];
@@ -1241,13 +1249,13 @@ mod tests {
                 })
                 .collect();
             let hw = spacing * (0.1 + 2.0 * unit() * unit());
-            if check_against_all_pairs(&pts, hw, &format!("case {case}, shape {shape}")) {
-                pass += 1;
-            } else {
-                fail += 1;
-            }
+            verdicts.push(check_against_all_pairs(
+                &pts,
+                hw,
+                &format!("case {case}, shape {shape}"),
+            ));
         }
-        assert!(pass > 200 && fail > 200, "{pass} pass, {fail} fail");
+        assert_both_verdicts(&verdicts, 200);
     }
 
     /// The monotone-run shortcut of the same-polyline near gaps (`same_line_crosses`) decides as
@@ -1259,7 +1267,7 @@ mod tests {
     #[test]
     fn monotone_runs_match_all_pairs() {
         let mut unit = uniform(0x3c6e_f372_u32);
-        let (mut pass, mut fail) = (0, 0);
+        let mut verdicts = Vec::new();
         for case in 0..3000 {
             let n = 12 + (case / 5) % 90;
             let offset = [0.0f32, 1.0e3, 1.0e5, -3.0e4][case % 4];
@@ -1331,13 +1339,13 @@ mod tests {
                 })
                 .collect();
             let hw = spacing * (0.05 + 1.5 * unit() * unit());
-            if check_against_all_pairs(&pts, hw, &format!("case {case}, shape {shape}")) {
-                pass += 1;
-            } else {
-                fail += 1;
-            }
+            verdicts.push(check_against_all_pairs(
+                &pts,
+                hw,
+                &format!("case {case}, shape {shape}"),
+            ));
         }
-        assert!(pass > 200 && fail > 200, "{pass} pass, {fail} fail");
+        assert_both_verdicts(&verdicts, 200);
     }
 
     /// `gap_pairs_fail` hands every pair of cyclic gap `g` to its test exactly once (with the
@@ -1394,7 +1402,7 @@ mod tests {
     #[test]
     fn close_pairs_pass_matches_all_pairs() {
         let mut unit = uniform(0x2545_f491_u32);
-        let (mut pass, mut fail) = (0, 0);
+        let mut verdicts = Vec::new();
         for case in 0..4000 {
             let n = 8 + (case / 2) % 120;
             let offset = if case % 3 == 0 { 3000.0 } else { 0.0 };
@@ -1418,13 +1426,8 @@ mod tests {
                 );
             }
             let hw = 5.0 * (0.1 + 3.0 * unit() * unit());
-            let want = check_against_all_pairs(&pts, hw, &format!("case {case}"));
-            if want {
-                pass += 1;
-            } else {
-                fail += 1;
-            }
+            verdicts.push(check_against_all_pairs(&pts, hw, &format!("case {case}")));
         }
-        assert!(pass > 400 && fail > 400, "{pass} pass, {fail} fail");
+        assert_both_verdicts(&verdicts, 400);
     }
 }
