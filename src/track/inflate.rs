@@ -187,11 +187,12 @@ mod tests {
         rows
     }
 
-    /// `inflate_lane` writes the reference's bits, and NaN past the count.
+    /// `inflate_lane` writes the reference's bits (1 and 2 points included: their neighbours wrap
+    /// around from both ends), and NaN past the count.
     #[test]
     fn inflation_matches_the_single_pass_reference() {
         let n_max = 64;
-        for n in [3usize, 4, 17, 64] {
+        for n in [1usize, 2, 3, 4, 17, 64] {
             let pts: Vec<Vec2> = (0..n)
                 .map(|i| {
                     let (s, c) = crate::math::sin_cos(crate::math::TAU * i as f32 / n as f32);
