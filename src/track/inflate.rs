@@ -41,37 +41,93 @@ pub fn inflate_lane(pts: &[Vec2], z: &[f32], half_width_m: f32, out: InflateOut<
         &mut out.normal[..n],
         &mut out.arclen[..n],
     );
-    let c3 = |i: usize| Vec3::new(pts[i][0], pts[i][1], z[i]);
-    // Point i, its tangent (the central difference `b − a` over its neighbours, normalized) and
-    // the left horizontal normal: per point, independent of the others.
-    for i in 0..n {
-        let a = c3(if i == 0 { n - 1 } else { i - 1 });
-        let c = c3(i);
-        let b = c3(if i + 1 < n { i + 1 } else { 0 });
-        let t = b - a;
-        let t = t / t.length();
-        let hl = (t.x * t.x + t.y * t.y).sqrt();
-        let nl = Vec3::new(-t.y / hl, t.x / hl, 0.0);
-        center[i] = c;
-        tangent[i] = t;
-        normal[i] = nl;
-        outer[i] = Vec3::new(c.x - o * nl.x, c.y - o * nl.y, c.z);
-        inner[i] = Vec3::new(c.x + o * nl.x, c.y + o * nl.y, c.z);
+    if n == 0 {
+        *out.length = 0.0;
+    } else {
+        inflate_points(pts, z, o, [&mut *center, outer, inner, tangent, normal]);
+        *out.length = arc_lengths(center, arclen);
     }
-    // The arc lengths: a running sum in index order (the order fixes every partial sum to the
-    // bit), of the same 3D segment lengths `|b − c|`.
-    let mut s = 0.0f32;
-    for i in 0..n {
-        arclen[i] = s;
-        let b = if i + 1 < n { center[i + 1] } else { center[0] };
-        s += (b - center[i]).length();
-    }
-    *out.length = s;
     // Vec3::NAN is three f32 NaNs: filled as floats, the padding takes whole vector stores.
     for buf in [out.center, out.outer, out.inner, out.tangent, out.normal] {
         bytemuck::cast_slice_mut::<Vec3, f32>(&mut buf[n..]).fill(f32::NAN);
     }
     out.arclen[n..].fill(f32::NAN);
+}
+
+/// One point's outputs from its predecessor `a`, itself `c` and its successor `b`: the tangent
+/// (the central difference `b − a`, normalized), the left horizontal normal and the borders at
+/// `∓o` along it; in the order `[center, outer, inner, tangent, normal]`.
+#[inline(always)]
+fn inflate_point(a: Vec3, c: Vec3, b: Vec3, o: f32) -> [Vec3; 5] {
+    let t = b - a;
+    let t = t / t.length();
+    let hl = (t.x * t.x + t.y * t.y).sqrt();
+    let nl = Vec3::new(-t.y / hl, t.x / hl, 0.0);
+    let outer = Vec3::new(c.x - o * nl.x, c.y - o * nl.y, c.z);
+    let inner = Vec3::new(c.x + o * nl.x, c.y + o * nl.y, c.z);
+    [c, outer, inner, t, nl]
+}
+
+/// [`inflate_point`] of every point of the closed curve `pts` (heights `z`, `n ≥ 1` points) into
+/// `out` (`[center, outer, inner, tangent, normal]`, each `n` long). The first and last points,
+/// whose neighbours wrap around, are written alone; the others in one loop over consecutive
+/// slices (`pts[k]`, `pts[k + 1]`, `pts[k + 2]` for point `k + 1`), which compiles to 8-wide
+/// vector arithmetic — per point, the same operations on the same values.
+fn inflate_points(pts: &[Vec2], z: &[f32], o: f32, out: [&mut [Vec3]; 5]) {
+    let n = pts.len();
+    let c3 = |i: usize| Vec3::new(pts[i][0], pts[i][1], z[i]);
+    let [center, outer, inner, tangent, normal] = out;
+    let mut write = |i: usize, [c, ou, inn, t, nl]: [Vec3; 5]| {
+        center[i] = c;
+        outer[i] = ou;
+        inner[i] = inn;
+        tangent[i] = t;
+        normal[i] = nl;
+    };
+    let last = n - 1;
+    write(0, inflate_point(c3(last), c3(0), c3(1 % n), o));
+    write(
+        last,
+        inflate_point(c3(last.saturating_sub(1)), c3(last), c3(0), o),
+    );
+    if n < 3 {
+        return;
+    }
+    let m = n - 2;
+    let (pa, pc, pb) = (&pts[..m], &pts[1..=m], &pts[2..]);
+    let (za, zc, zb) = (&z[..m], &z[1..=m], &z[2..]);
+    let (center, outer, inner) = (&mut center[1..=m], &mut outer[1..=m], &mut inner[1..=m]);
+    let (tangent, normal) = (&mut tangent[1..=m], &mut normal[1..=m]);
+    for k in 0..m {
+        let a = Vec3::new(pa[k][0], pa[k][1], za[k]);
+        let c = Vec3::new(pc[k][0], pc[k][1], zc[k]);
+        let b = Vec3::new(pb[k][0], pb[k][1], zb[k]);
+        let [c, ou, inn, t, nl] = inflate_point(a, c, b, o);
+        center[k] = c;
+        outer[k] = ou;
+        inner[k] = inn;
+        tangent[k] = t;
+        normal[k] = nl;
+    }
+}
+
+/// The arc lengths of the closed curve `center` (`n ≥ 1` points) into `arclen` (`n` long);
+/// returns the closed length. The 3D segment lengths `|center[i + 1] − center[i]|` are computed
+/// first, in one vectorizable pass, into `arclen`; the running sum then replaces them in index
+/// order (the order fixes every partial sum to the bit).
+fn arc_lengths(center: &[Vec3], arclen: &mut [f32]) -> f32 {
+    let n = center.len();
+    for (l, w) in arclen.iter_mut().zip(center.windows(2)) {
+        *l = (w[1] - w[0]).length();
+    }
+    arclen[n - 1] = (center[0] - center[n - 1]).length();
+    let mut s = 0.0f32;
+    for a in arclen.iter_mut() {
+        let l = *a;
+        *a = s;
+        s += l;
+    }
+    s
 }
 
 /// The deterministic fallback track: a circle of radius `max(0.8·scale, 1.25·min_turn_radius)`
@@ -131,11 +187,12 @@ mod tests {
         rows
     }
 
-    /// `inflate_lane` writes the reference's bits, and NaN past the count.
+    /// `inflate_lane` writes the reference's bits (1 and 2 points included: their neighbours wrap
+    /// around from both ends), and NaN past the count.
     #[test]
     fn inflation_matches_the_single_pass_reference() {
         let n_max = 64;
-        for n in [3usize, 4, 17, 64] {
+        for n in [1usize, 2, 3, 4, 17, 64] {
             let pts: Vec<Vec2> = (0..n)
                 .map(|i| {
                     let (s, c) = crate::math::sin_cos(crate::math::TAU * i as f32 / n as f32);

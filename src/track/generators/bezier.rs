@@ -7,16 +7,17 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::spline::{soften_closed, SOFTEN_MARGIN, SOFTEN_ROUNDS};
+use super::spline::{
+    soften_closed, SegmentSampler, SAMPLES_PER_SEGMENT, SOFTEN_MARGIN, SOFTEN_ROUNDS,
+};
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
-use crate::geom::{bezier_weighted, bezier_weights};
 use crate::math::{sin_cos, TAU};
 use crate::rng::LaneRng;
 
 /// Samples per Bézier segment.
-const SAMPLES: usize = 12;
+const SAMPLES: usize = SAMPLES_PER_SEGMENT;
 
 /// Bézier generator parameters.
 #[derive(Clone, Debug)]
@@ -85,15 +86,12 @@ impl Stage for Bezier {
         let segment = |pts: &[Vec2], i: usize| segment(pts, handles, i);
         soften_closed(pts, self.max_curvature(), SOFTEN_ROUNDS, segment);
         // `bezier(a, b, c, d, t)` is `bezier_weighted` of the weights of `t`: computed once per
-        // parameter instead of once per sample, the same bits.
-        let weights: [[f32; 4]; SAMPLES] =
-            std::array::from_fn(|k| bezier_weights(k as f32 / SAMPLES as f32));
+        // parameter instead of once per sample, a segment's samples at a time, the same bits.
+        let sampler = SegmentSampler::new();
         let mut written = 0;
-        for i in 0..n {
-            let seg = segment(pts, i);
-            for (o, w) in out[written..written + SAMPLES].iter_mut().zip(&weights) {
-                *o = bezier_weighted(seg, *w);
-            }
+        for (i, dst) in out[..n * SAMPLES].chunks_exact_mut(SAMPLES).enumerate() {
+            let dst: &mut [Vec2; SAMPLES] = dst.try_into().expect("a segment's samples");
+            sampler.write(segment(pts, i), dst);
             written += SAMPLES;
         }
         written

@@ -119,14 +119,19 @@ impl Stage for Hull {
     }
 }
 
-/// Insertion sort by x, then y (small n; deterministic, no allocation).
+/// Insertion sort by x, then y (small n; deterministic, no allocation). Each point is lifted
+/// once and the greater ones shifted up behind it (the order of swapping it down step by step);
+/// `a > b` is the order of the `(x, y)` tuples, NaN included.
 fn sort_by_x(pts: &mut [Vec2]) {
+    let greater = |a: Vec2, b: Vec2| a[0] > b[0] || (a[0] == b[0] && a[1] > b[1]);
     for i in 1..pts.len() {
+        let p = pts[i];
         let mut j = i;
-        while j > 0 && (pts[j - 1][0], pts[j - 1][1]) > (pts[j][0], pts[j][1]) {
-            pts.swap(j - 1, j);
+        while j > 0 && greater(pts[j - 1], p) {
+            pts[j] = pts[j - 1];
             j -= 1;
         }
+        pts[j] = p;
     }
 }
 
@@ -158,6 +163,43 @@ fn monotone_chain(pts: &[Vec2], hull: &mut [Vec2]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `sort_by_x` orders like the insertion sort that swaps each point down while the tuple
+    /// `(x, y)` before it is greater, to the bit: on small arrays of values with ties, ±0,
+    /// infinities and NaN.
+    #[test]
+    fn sort_matches_the_swapping_insertion_sort() {
+        let reference = |pts: &mut [Vec2]| {
+            for i in 1..pts.len() {
+                let mut j = i;
+                while j > 0 && (pts[j - 1][0], pts[j - 1][1]) > (pts[j][0], pts[j][1]) {
+                    pts.swap(j - 1, j);
+                    j -= 1;
+                }
+            }
+        };
+        let values = [0.0, -0.0, 1.0, -1.0, f32::NAN, 2.5, f32::INFINITY, 1.0];
+        let mut x = 0x2545_f491u32;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as usize
+        };
+        let bits = |v: &[Vec2]| -> Vec<[u32; 2]> {
+            v.iter().map(|p| p.to_array().map(f32::to_bits)).collect()
+        };
+        for _ in 0..20_000 {
+            let n = next() % 12;
+            let pts: Vec<Vec2> = (0..n)
+                .map(|_| Vec2::new(values[next() % 8], values[next() % 8]))
+                .collect();
+            let (mut got, mut want) = (pts.clone(), pts);
+            sort_by_x(&mut got);
+            reference(&mut want);
+            assert_eq!(bits(&got), bits(&want));
+        }
+    }
 
     #[test]
     fn hull_of_square_with_interior_point() {

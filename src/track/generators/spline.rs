@@ -16,7 +16,7 @@
 //! separation), so the rare curve that fails validity is retried on its next stream; over 100k
 //! envs the first attempts pass validity as they are for 100 %, 99.57 % and 99.94 % of envs.
 
-use crate::geom::{bezier_weighted, bezier_weights, Vec2};
+use crate::geom::{bezier_weights, Vec2};
 
 /// Samples per control segment written by [`catmull_rom_closed`].
 pub const SAMPLES_PER_SEGMENT: usize = 12;
@@ -24,25 +24,64 @@ pub const SAMPLES_PER_SEGMENT: usize = 12;
 /// Samples the closed uniform Catmull–Rom spline through `ctrl` into `out`
 /// ([`SAMPLES_PER_SEGMENT`] points per control point); returns the number written.
 ///
-/// Each sample is [`crate::geom::catmull_rom`] at `t = k / SAMPLES_PER_SEGMENT`, with the
-/// segment's Bézier points ([`catmull_rom_segment`]) and the Bernstein weights of each `t`
-/// computed once instead of once per sample: the same operations on the same values, so the
-/// same bits.
+/// Each sample is [`crate::geom::catmull_rom`] at `t = k / SAMPLES_PER_SEGMENT`, evaluated as
+/// [`crate::geom::bezier_weighted`] of the segment's Bézier points ([`catmull_rom_segment`])
+/// and the Bernstein weights of `t`, a segment's twelve samples as one 8-wide pass over their
+/// coordinates: the same operations on the same values, so the same bits.
 pub fn catmull_rom_closed(ctrl: &[Vec2], out: &mut [Vec2]) -> usize {
-    let weights: [[f32; 4]; SAMPLES_PER_SEGMENT] =
-        std::array::from_fn(|k| bezier_weights(k as f32 / SAMPLES_PER_SEGMENT as f32));
+    let sampler = SegmentSampler::new();
     let mut written = 0;
     for i in 0..ctrl.len() {
         let seg = catmull_rom_segment(ctrl, i);
-        for w in &weights {
-            if written == out.len() {
-                return written;
-            }
-            out[written] = bezier_weighted(seg, *w);
-            written += 1;
+        let room = out.len() - written;
+        if room < SAMPLES_PER_SEGMENT {
+            // The last, partial segment: sampled whole, the samples that fit copied.
+            let mut whole = [Vec2::ZERO; SAMPLES_PER_SEGMENT];
+            sampler.write(seg, &mut whole);
+            out[written..].copy_from_slice(&whole[..room]);
+            return out.len();
         }
+        let dst: &mut [Vec2; SAMPLES_PER_SEGMENT] = (&mut out
+            [written..written + SAMPLES_PER_SEGMENT])
+            .try_into()
+            .expect("a segment's samples");
+        sampler.write(seg, dst);
+        written += SAMPLES_PER_SEGMENT;
     }
     written
+}
+
+/// The [`SAMPLES_PER_SEGMENT`] samples `t = k / SAMPLES_PER_SEGMENT` of a cubic Bézier segment,
+/// written a segment at a time: the Bernstein weights ([`bezier_weights`]) of every `t` are
+/// computed once and stored interleaved (x and y of sample `k` at `2k` and `2k + 1`), so that
+/// the segment's samples are one elementwise pass over 24 floats that compiles to 8-wide vector
+/// arithmetic. Each float is `a·w0 + b·w1 + c·w2 + d·w3` summed left to right: the bits of
+/// [`crate::geom::bezier_weighted`].
+pub(crate) struct SegmentSampler {
+    /// `w[j][2k + c]`: weight `j` of sample `k`, for coordinate `c`.
+    w: [[f32; 2 * SAMPLES_PER_SEGMENT]; 4],
+}
+
+impl SegmentSampler {
+    pub(crate) fn new() -> Self {
+        let weights: [[f32; 4]; SAMPLES_PER_SEGMENT] =
+            std::array::from_fn(|k| bezier_weights(k as f32 / SAMPLES_PER_SEGMENT as f32));
+        Self {
+            w: std::array::from_fn(|j| std::array::from_fn(|m| weights[m / 2][j])),
+        }
+    }
+
+    /// Writes the samples of the Bézier `seg` (`[a, b, c, d]`) into `out`.
+    #[inline(always)]
+    pub(crate) fn write(&self, seg: [Vec2; 4], out: &mut [Vec2; SAMPLES_PER_SEGMENT]) {
+        let out: &mut [f32; 2 * SAMPLES_PER_SEGMENT] = bytemuck::cast_mut(out);
+        let [a, b, c, d] =
+            seg.map(|p| -> [f32; 2 * SAMPLES_PER_SEGMENT] { std::array::from_fn(|m| p[m & 1]) });
+        let [w0, w1, w2, w3] = &self.w;
+        for m in 0..2 * SAMPLES_PER_SEGMENT {
+            out[m] = a[m] * w0[m] + b[m] * w1[m] + c[m] * w2[m] + d[m] * w3[m];
+        }
+    }
 }
 
 /// Target curvature of [`soften_closed`] relative to the preset's limit: the control polygon is
@@ -128,35 +167,81 @@ impl SegmentDiffs {
         !(lhs <= rhs && uu > 0.0)
     }
 
-    /// Whether [`exceeds`](Self::exceeds) holds at any of four parameters, their weights given
-    /// component by component (`w[c][j]` is component `c` of parameter `j`): the same operations
-    /// on the same values as four calls, written lane by lane so that they compile to 4-wide
-    /// vector arithmetic.
-    #[inline(always)]
-    fn exceeds4(&self, w: &[[f32; 4]; 5], k9: f32) -> bool {
-        let lanes = |f: &dyn Fn(usize) -> f32| -> [f32; 4] { [f(0), f(1), f(2), f(3)] };
+    /// [`exceeds`](Self::exceeds) at eight parameters, their weights given component by
+    /// component (`w[c][j]` is component `c` of parameter `j`): lane `j` is −1 when parameter
+    /// `j` exceeds, 0 when not. The same operations on the same values as eight calls, written
+    /// lane by lane into an array that the function returns, so that they compile to 8-wide
+    /// vector arithmetic (inlined into a caller that reduces the lanes, they do not).
+    #[inline(never)]
+    fn exceeds8(&self, w: &[[f32; 8]; 5], k9: f32) -> [i32; 8] {
         let [ss, ts2, tt, s, t] = w;
-        let ux = lanes(&|j| self.d1[0] * ss[j] + self.d2[0] * ts2[j] + self.d3[0] * tt[j]);
-        let uy = lanes(&|j| self.d1[1] * ss[j] + self.d2[1] * ts2[j] + self.d3[1] * tt[j]);
-        let vx = lanes(&|j| self.d21[0] * s[j] + self.d32[0] * t[j]);
-        let vy = lanes(&|j| self.d21[1] * s[j] + self.d32[1] * t[j]);
-        let cross = lanes(&|j| ux[j] * vy[j] - uy[j] * vx[j]);
-        let uu = lanes(&|j| ux[j] * ux[j] + uy[j] * uy[j]);
-        let lhs = lanes(&|j| 4.0 * cross[j] * cross[j]);
-        let rhs = lanes(&|j| k9 * (uu[j] * uu[j] * uu[j]));
-        let mut hit = false;
-        for j in 0..4 {
-            hit |= !((lhs[j] <= rhs[j]) & (uu[j] > 0.0));
+        let mut hit = [0; 8];
+        for j in 0..8 {
+            let ux = self.d1[0] * ss[j] + self.d2[0] * ts2[j] + self.d3[0] * tt[j];
+            let uy = self.d1[1] * ss[j] + self.d2[1] * ts2[j] + self.d3[1] * tt[j];
+            let vx = self.d21[0] * s[j] + self.d32[0] * t[j];
+            let vy = self.d21[1] * s[j] + self.d32[1] * t[j];
+            let cross = ux * vy - uy * vx;
+            let uu = ux * ux + uy * uy;
+            let lhs = 4.0 * cross * cross;
+            let rhs = k9 * (uu * uu * uu);
+            hit[j] = -i32::from(!((lhs <= rhs) & (uu > 0.0)));
         }
         hit
     }
+
+    /// The verdicts of the segment at the nine parameters of [`SOFTEN_T`]: bit 0 set when one
+    /// of `t = 0 … ½` exceeds `k9 = 9·k·k` (the half that charges the segment's start point),
+    /// bit 1 when one of `t = ½ … 1` does (the half that charges its end point).
+    #[inline(always)]
+    fn half_verdicts(&self, first8: &[[f32; 8]; 5], last: [f32; 5], k9: f32) -> u8 {
+        // Parameters 0–7 of SOFTEN_T in the vector (t = ½ is lane 4, in both halves), t = 1 alone.
+        let h = self.exceeds8(first8, k9);
+        let first = (h[0] | h[1] | h[2] | h[3] | h[4]) != 0;
+        let second = (h[4] | h[5] | h[6] | h[7]) != 0 || self.exceeds(last, k9);
+        u8::from(first) | u8::from(second) << 1
+    }
 }
 
-/// The weights of [`curvature_weights`] at four parameters, component by component (the layout
-/// [`SegmentDiffs::exceeds4`] reads).
-fn curvature_weights4(ts: [f32; 4]) -> [[f32; 4]; 5] {
-    let w = ts.map(curvature_weights);
-    std::array::from_fn(|c| w.map(|w| w[c]))
+/// The half verdicts of [`soften_closed`]'s segments that are known for the current points, on
+/// curves of up to 128 segments (longer curves keep none): `verdicts[j]` is segment `j`'s
+/// verdicts, or [`UNKNOWN`](VerdictCache::UNKNOWN).
+struct VerdictCache {
+    verdicts: [u8; 128],
+    enabled: bool,
+}
+
+impl VerdictCache {
+    /// A segment whose verdicts are not known (the verdicts themselves are 0–3).
+    const UNKNOWN: u8 = 0xff;
+
+    fn new(n: usize) -> Self {
+        Self {
+            verdicts: [Self::UNKNOWN; 128],
+            enabled: n <= 128,
+        }
+    }
+
+    /// Segment `j`'s verdicts: the kept ones, or `eval()` (then kept).
+    #[inline(always)]
+    fn get(&mut self, j: usize, eval: impl FnOnce() -> u8) -> u8 {
+        if self.enabled && self.verdicts[j] != Self::UNKNOWN {
+            return self.verdicts[j];
+        }
+        let v = eval();
+        if self.enabled {
+            self.verdicts[j] = v;
+        }
+        v
+    }
+
+    /// Forgets segment `j`'s verdicts (a point it reads moved).
+    #[inline(always)]
+    fn forget(&mut self, j: usize) {
+        if self.enabled {
+            self.verdicts[j] = Self::UNKNOWN;
+        }
+    }
 }
 
 /// Softens the closed control polygon `ctrl` in place until the closed cubic spline whose segment
@@ -171,10 +256,11 @@ fn curvature_weights4(ts: [f32; 4]) -> [[f32; 4]; 5] {
 /// to a dozen control points instead of hundreds of resampled ones, so that the curve the
 /// generator hands on rarely needs relaxing.
 ///
-/// Segment `i` is built once for point `i` (its first half) and kept for point `i + 1` (its
-/// second half) unless point `i` moved, the one change between the two that it reads. Point
-/// `i`'s verdict reads `ctrl[i − 2 ..= i + 2]` only, so on curves of up to 64 points a point found
-/// uncharged is not tested again until one of those moves: the test would repeat its verdict.
+/// Each segment's two half verdicts are computed together, its nine parameters as one 8-wide
+/// and one scalar test, and kept (on curves of up to 128 points) until a point the segment reads
+/// moves: moving point `i` forgets segments `i − 2 ..= i + 1` only. A kept verdict is the one a
+/// new test would give, so the points move exactly as in the plain algorithm that tests both
+/// halves of every point in every round.
 pub fn soften_closed(
     ctrl: &mut [Vec2],
     max_curvature: f32,
@@ -185,38 +271,25 @@ pub fn soften_closed(
     if n < 3 {
         return 0;
     }
-    // t ≤ ½ charges a segment's start point, t ≥ ½ its end point: each half is four parameters
-    // tested four at a time, and t = ½.
-    let first4 = curvature_weights4([SOFTEN_T[0], SOFTEN_T[1], SOFTEN_T[2], SOFTEN_T[3]]);
-    let second4 = curvature_weights4([SOFTEN_T[5], SOFTEN_T[6], SOFTEN_T[7], SOFTEN_T[8]]);
-    let middle = curvature_weights(SOFTEN_T[4]);
+    let weights = SOFTEN_T.map(curvature_weights);
+    let first8: [[f32; 8]; 5] = std::array::from_fn(|c| std::array::from_fn(|j| weights[j][c]));
+    let last = weights[8];
     let k9 = 9.0 * max_curvature * max_curvature;
     let prev = |i: usize| if i == 0 { n - 1 } else { i - 1 };
     let next = |i: usize| if i + 1 < n { i + 1 } else { 0 };
-    // Bit i: point i tested uncharged, and none of ctrl[i − 2 ..= i + 2] moved since.
-    let mut clean = 0u64;
-    let remember = n <= 64;
+    let mut cache = VerdictCache::new(n);
+    let verdict = |ctrl: &[Vec2], cache: &mut VerdictCache, j: usize| -> u8 {
+        cache.get(j, || {
+            SegmentDiffs::of(segment(ctrl, j)).half_verdicts(&first8, last, k9)
+        })
+    };
     let mut moved_rounds = 0;
     for _ in 0..rounds {
         let mut moved = false;
-        // Segment i − 1 of the current points, when known.
-        let mut before = None;
         for i in 0..n {
-            if remember && clean >> i & 1 != 0 {
-                before = None;
-                continue;
-            }
-            let before_i = before.unwrap_or_else(|| SegmentDiffs::of(segment(ctrl, prev(i))));
-            let after = SegmentDiffs::of(segment(ctrl, i));
-            let charged = after.exceeds4(&first4, k9)
-                || after.exceeds(middle, k9)
-                || before_i.exceeds(middle, k9)
-                || before_i.exceeds4(&second4, k9);
-            before = Some(after);
+            let charged = verdict(ctrl, &mut cache, i) & 1 != 0
+                || verdict(ctrl, &mut cache, prev(i)) & 2 != 0;
             if !charged {
-                if remember {
-                    clean |= 1 << i;
-                }
                 continue;
             }
             let (a, b, p) = (ctrl[prev(i)], ctrl[next(i)], ctrl[i]);
@@ -226,13 +299,10 @@ pub fn soften_closed(
                 p[1] + SOFTEN_GAIN * (mid[1] - p[1]),
             );
             moved = true;
-            before = None;
-            if remember {
-                let (i1, i2) = (next(i), next(next(i)));
-                let (j1, j2) = (prev(i), prev(prev(i)));
-                for j in [j2, j1, i, i1, i2] {
-                    clean &= !(1u64 << j);
-                }
+            // Segments i − 2 ..= i + 1 read point i.
+            let j1 = prev(i);
+            for j in [prev(j1), j1, i, next(i)] {
+                cache.forget(j);
             }
         }
         if !moved {
