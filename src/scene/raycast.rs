@@ -83,9 +83,10 @@ pub const BUDGET: u8 = 2;
 pub const DEFAULT_MAX_STEPS: u32 = 1024;
 
 /// Below this certified bound (voxels) a ray walks the interpolant's cells instead of stepping.
-/// Camera rays in `rooms` run fewer instructions at 0.75 than at 0.5 or 1 (callgrind,
-/// `trackgen bench-scene --rows rays`; the walk as it is now, see [`WALK_STAY_VOX`]).
-const CELL_WALK_VOX: f32 = 0.75;
+/// With the corner bound, camera rays in `rooms` run fewer instructions at 0.25 than at 0.125,
+/// 0.375, 0.5, 0.75 or 1 (callgrind, `trackgen bench-scene --rows rays`, R = 128 and 256; the
+/// walk as it is now, see [`WALK_STAY_VOX`]). At 0 a ray grazing a surface would never walk.
+const CELL_WALK_VOX: f32 = 0.25;
 /// A cell walk goes on to the next cell without computing a bound while the cell just crossed
 /// had a corner below this (voxels). The walk finds the first zero of the interpolant whatever
 /// it is set to (it visits every cell the ray crosses); it trades bound steps against cells a
