@@ -166,6 +166,15 @@ pub enum ZKind {
     Noise,
 }
 
+/// How the resampler spaces the centerline's points ([`crate::track::resample`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// Constant spacing `spacing_m`.
+    Uniform,
+    /// Spacing `√(8·R·sagitta_m)` in `[spacing_m, max_spacing_m]` by local turn radius `R`.
+    Curvature,
+}
+
 /// Geometry shared by all generators.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrackParams {
@@ -173,8 +182,15 @@ pub struct TrackParams {
     pub n_max: u32,
     /// Half the drivable width, metres.
     pub half_width_m: f32,
-    /// Target centerline point spacing, metres (grows if the track needs more than `n_max`).
+    /// Target centerline point spacing, metres (grows if the track needs more than `n_max`);
+    /// the finest spacing of [`Sampling::Curvature`].
     pub spacing_m: f32,
+    /// How the resampler spaces the points.
+    pub sampling: Sampling,
+    /// The coarsest spacing of [`Sampling::Curvature`], metres (at least `spacing_m`).
+    pub max_spacing_m: f32,
+    /// The sagitta tolerance of [`Sampling::Curvature`], metres.
+    pub sagitta_m: f32,
     /// Typical radius of a track, metres.
     pub scale_m: f32,
     /// Minimum turn radius of the centerline, metres (at least `half_width_m`).
@@ -347,6 +363,15 @@ impl Preset {
             n_max: s.uint("n_max", 256, 16, 4096)?,
             half_width_m: s.float("half_width_m", 6.0, 0.5, 50.0)?,
             spacing_m: s.float("spacing_m", 5.0, 0.25, 100.0)?,
+            sampling: match s
+                .choice("sampling", "uniform", &["uniform", "curvature"])?
+                .as_str()
+            {
+                "uniform" => Sampling::Uniform,
+                _ => Sampling::Curvature,
+            },
+            max_spacing_m: s.float("max_spacing_m", 20.0, 0.25, 1000.0)?,
+            sagitta_m: s.float("sagitta_m", 0.25, 0.001, 10.0)?,
             scale_m: s.float("scale_m", 120.0, 10.0, 10_000.0)?,
             min_turn_radius_m: s.float("min_turn_radius_m", 12.0, 0.5, 1000.0)?,
             max_attempts: s.uint("max_attempts", 8, 1, 32)?,
@@ -357,6 +382,13 @@ impl Preset {
                 "key `track.min_turn_radius_m` = {}: expected at least `track.half_width_m` = {} \
                  (a tighter turn folds the inner border)",
                 track.min_turn_radius_m, track.half_width_m
+            )));
+        }
+        if track.sampling == Sampling::Curvature && track.max_spacing_m < track.spacing_m {
+            return Err(err(format!(
+                "key `track.max_spacing_m` = {}: expected at least `track.spacing_m` = {} \
+                 (the coarsest spacing of `sampling = \"curvature\"`)",
+                track.max_spacing_m, track.spacing_m
             )));
         }
         if track.scale_m < 4.0 * track.min_turn_radius_m {
@@ -457,6 +489,14 @@ impl Preset {
             smoothing: s.float("smoothing", 0.5, 0.0, 0.5)?,
         };
         s.finish(&mut out)?;
+        if track.sampling == Sampling::Curvature && relax.max_windows > 0 {
+            return Err(err(format!(
+                "key `relax.max_windows` = {}: expected 0 with `track.sampling = \"curvature\"` \
+                 (relaxation evens out the spacing and reads neighbours by index gap at the mean \
+                 spacing)",
+                relax.max_windows
+            )));
+        }
 
         let mut s = Section::new(&root, "zprofile", source)?;
         let kind = match s

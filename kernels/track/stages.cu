@@ -19,9 +19,11 @@ struct tg_resample_params {
     float spacing_m;
     tg_u32 raw_max;
     tg_u32 n_max;
-    tg_u32 pad;
+    tg_u32 curvature;
+    float max_spacing_m;
+    float sagitta_m;
 };
-static_assert(sizeof(tg_resample_params) == 16, "tg_resample_params is 16 bytes");
+static_assert(sizeof(tg_resample_params) == 24, "tg_resample_params is 24 bytes");
 
 struct tg_relax_params {
     tg_relax_consts consts;
@@ -77,7 +79,10 @@ TG_KERNEL(tg_track_resample, tg_resample_params) {
     const tg_u32* raw_count = (const tg_u32*)buf.ptr[1];
     tg_vec2* pts = (tg_vec2*)buf.ptr[2] + (tg_u64)e * p.n_max;
     tg_u32* count = (tg_u32*)buf.ptr[3];
-    count[e] = tg_resample_closed(raw, raw_count[e], p.spacing_m, pts, p.n_max);
+    count[e] = p.curvature != 0u
+                   ? tg_resample_adaptive(raw, raw_count[e], p.spacing_m, p.max_spacing_m,
+                                          p.sagitta_m, pts, p.n_max)
+                   : tg_resample_closed(raw, raw_count[e], p.spacing_m, pts, p.n_max);
 }
 
 // Buffers: 0 pts (Vec2, E×n_max), 1 count (u32), 2 pair (Vec2, E×2·n_max: scratch),

@@ -15,7 +15,7 @@ use super::batch::TrackBatch;
 use super::generators::{self, Stage};
 use super::inflate::{fallback_circle, inflate_lane, InflateOut};
 use super::relax::{relax_sweeps, violation, RelaxConsts, RelaxScratch, TOO_CLOSE};
-use super::resample::resample_closed;
+use super::resample::{resample_adaptive, resample_closed, AdaptiveSpacing};
 use super::validity::{is_valid, ValidityBuffers, ValidityConsts, KERNEL_BOX_WORDS, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
 use crate::exec::cuda::{CaptureMode, CudaKernels, CudaStream, DeviceBuffer, GraphExec};
@@ -24,7 +24,7 @@ use crate::exec::plan::{
 };
 use crate::exec::{Launch, ThreadScratch};
 use crate::geom::Vec2;
-use crate::preset::{Preset, ZKind};
+use crate::preset::{Preset, Sampling, ZKind};
 use crate::rng::{stream, LaneRng};
 use crate::{Error, Result};
 
@@ -566,8 +566,13 @@ impl Pipeline {
             ));
         }
 
-        // Resampling to the preset's spacing.
+        // Resampling to the preset's spacing: constant, or by curvature.
         let spacing = t.spacing_m;
+        let adaptive = (t.sampling == Sampling::Curvature).then_some(AdaptiveSpacing {
+            min_spacing_m: spacing,
+            max_spacing_m: t.max_spacing_m,
+            sagitta_m: t.sagitta_m,
+        });
         attempt_body.push(pass(
             Some("tg_track_resample"),
             "resample",
@@ -575,7 +580,9 @@ impl Pipeline {
                 spacing_m: spacing,
                 raw_max: raw_max as u32,
                 n_max: n_max as u32,
-                pad: 0,
+                curvature: u32::from(adaptive.is_some()),
+                max_spacing_m: t.max_spacing_m,
+                sagitta_m: t.sagitta_m,
             }),
             &[
                 (buf::RAW, r),
@@ -599,7 +606,11 @@ impl Pipeline {
                         if act == 0 {
                             return;
                         }
-                        *count = resample_closed(&raw[..raw_count as usize], spacing, pts) as u32;
+                        let raw = &raw[..raw_count as usize];
+                        *count = match &adaptive {
+                            None => resample_closed(raw, spacing, pts),
+                            Some(rule) => resample_adaptive(raw, rule, pts),
+                        } as u32;
                     },
                 );
             }),
@@ -1133,14 +1144,17 @@ struct CountParams {
     pad: u32,
 }
 
-/// `tg_resample_params`.
+/// `tg_resample_params`: `curvature` 0 for constant spacing, 1 for curvature-adaptive spacing
+/// (then `max_spacing_m` and `sagitta_m` apply).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 struct ResampleParams {
     spacing_m: f32,
     raw_max: u32,
     n_max: u32,
-    pad: u32,
+    curvature: u32,
+    max_spacing_m: f32,
+    sagitta_m: f32,
 }
 
 /// `tg_relax_params`: [`RelaxConsts`] in field order, then `n_max` and the sweeps per window.

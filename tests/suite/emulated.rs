@@ -114,7 +114,8 @@ fn emulated_kernels_match_the_cpu_for_every_preset() {
 /// Variants of the `track` preset that take the paths the built-in presets rarely or never take:
 /// the uniform and random-walk height profiles, a capacity that caps the resampled count, and a
 /// single short attempt with a wide separation margin (the relaxation's separation pass, failed
-/// validity, the fallback circle). Each is byte-identical on the emulated kernels and the CPU, and
+/// validity, the fallback circle), curvature-adaptive resampling with a range wide enough to
+/// blend toward the mean, and with a capped count. Each is byte-identical on the emulated kernels and the CPU, and
 /// each is checked to take its path.
 #[test]
 fn emulated_kernels_match_the_cpu_off_the_presets_paths() {
@@ -122,7 +123,7 @@ fn emulated_kernels_match_the_cpu_off_the_presets_paths() {
     type TakesPath = fn(&TrackBatch) -> bool;
     let Some(kernels) = emulated() else { return };
     let n = 128;
-    let variants: [(&str, &str, TakesPath); 4] = [
+    let variants: [(&str, &str, TakesPath); 6] = [
         (
             "uniform heights",
             "[zprofile]\nkind = \"uniform\"\namplitude_m = 4.0\n",
@@ -143,6 +144,18 @@ fn emulated_kernels_match_the_cpu_off_the_presets_paths() {
             "[track]\nmax_attempts = 1\nhalf_width_m = 28\nmin_turn_radius_m = 28\n\
              [relax]\nmax_windows = 1\nsweeps_per_window = 1\nmargin = 2.0\n",
             |b| b.valid.contains(&0) && b.valid.contains(&1),
+        ),
+        (
+            "curvature sampling, blended",
+            "[track]\nsampling = \"curvature\"\nspacing_m = 1.0\nmax_spacing_m = 200.0\n\
+             sagitta_m = 0.05\n[relax]\nmax_windows = 0\n",
+            |b| uneven(b, 2.0),
+        ),
+        (
+            "curvature sampling, capped count",
+            "[track]\nsampling = \"curvature\"\nn_max = 24\nmax_spacing_m = 25.0\n\
+             [relax]\nmax_windows = 0\n",
+            |b| b.count.contains(&24) && uneven(b, 1.3),
         ),
     ];
     let mask: Vec<u8> = (0..n as u64)
@@ -172,6 +185,20 @@ fn emulated_kernels_match_the_cpu_off_the_presets_paths() {
         }
         assert!(takes_path(&cpu[0]), "{name}: the variant misses its path");
     }
+}
+
+/// Whether some env of `b` has a longest segment over `ratio` times its shortest.
+fn uneven(b: &TrackBatch, ratio: f32) -> bool {
+    (0..b.n_envs).any(|e| {
+        let pts = b.points(&b.center, e);
+        let n = pts.len();
+        let seg: Vec<f32> = (0..n)
+            .map(|i| (pts[(i + 1) % n].truncate() - pts[i].truncate()).length())
+            .collect();
+        let lo = seg.iter().cloned().fold(f32::INFINITY, f32::min);
+        let hi = seg.iter().cloned().fold(0.0, f32::max);
+        n > 0 && hi > ratio * lo
+    })
 }
 
 #[test]

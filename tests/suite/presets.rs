@@ -99,6 +99,33 @@ fn cross_field_constraints() {
     assert!(m.contains("track.scale_m"), "{m}");
     let m = err("[track]\ngenerator = \"voronoi\"\n[voronoi]\nn_sites = 8\nn_cells = 9\n");
     assert!(m.contains("voronoi.n_cells"), "{m}");
+    // Curvature sampling: the coarsest spacing is at least the finest, and relaxation is off.
+    let m = err(
+        "[track]\nsampling = \"curvature\"\nspacing_m = 8\nmax_spacing_m = 6\n\
+                 [relax]\nmax_windows = 0\n",
+    );
+    assert!(
+        m.contains("track.max_spacing_m` = 6") && m.contains("track.spacing_m"),
+        "{m}"
+    );
+    let m = err("[track]\nsampling = \"curvature\"\n[relax]\nmax_windows = 3\n");
+    assert!(
+        m.contains("relax.max_windows` = 3") && m.contains("curvature"),
+        "{m}"
+    );
+    let m = err("[track]\nsampling = \"adaptive\"\n");
+    assert!(
+        m.contains("track.sampling") && m.contains("\"curvature\""),
+        "{m}"
+    );
+    let m = err("[track]\nsagitta_m = 0\n");
+    assert!(
+        m.contains("track.sagitta_m") && m.contains("[0.001, 10]"),
+        "{m}"
+    );
+    // Uniform sampling ignores the curvature keys' relation (they keep their ranges).
+    let p = Preset::parse("[track]\nspacing_m = 8\nmax_spacing_m = 6\n", "test").unwrap();
+    assert_eq!(p.track.sampling, trackgen::preset::Sampling::Uniform);
 }
 
 #[test]
