@@ -3,7 +3,7 @@
 //!
 //! | mode  | path                                   | checkpoints                                  |
 //! |-------|----------------------------------------|----------------------------------------------|
-//! | track | the track's centerline                 | centerline points every `checkpoint_spacing_m` (at most `max_checkpoints`) |
+//! | track | the track's centerline                 | the centerline points nearest every `checkpoint_spacing_m` (at most `max_checkpoints`) |
 //! | gates | the racing line ([`racing_line`](super::gates::racing_line)) | the gates, in flying order       |
 //!
 //! Checkpoint 0 is the start line (track point 0, or gate 0); the spawn pose is its centre,
@@ -244,6 +244,9 @@ pub(crate) struct BuildConsts {
     pub obstacles: Option<ObstacleParams>,
     pub path_samples: usize,
     pub thickness_m: f32,
+    /// Whether the track's centreline is evenly spaced (`track.sampling = "uniform"`): its
+    /// checkpoints are then picked by index, otherwise by arc length.
+    pub even_spacing: bool,
 }
 
 /// Signed plan-view Menger curvature of the path points `a`, `p`, `b` (1/m, positive turning
@@ -386,7 +389,9 @@ pub(crate) fn build_track_lane(
     }
     finish_path(&mut row, n);
     let length = *row.path_length;
-    // Checkpoints: every ⌊k·n/K⌋-th centerline point.
+    // Checkpoints: the points nearest `k·length / K` along the path. On an evenly spaced
+    // centreline that is every ⌊k·n/K⌋-th point; one sampled by curvature is searched by arc
+    // length (the indices kept increasing, with room left for the rest).
     let cap = row.checkpoints.len().min(n);
     let wanted = round_small(length / c.checkpoint_spacing_m);
     let k_count = if wanted >= cap as f32 {
@@ -395,8 +400,15 @@ pub(crate) fn build_track_lane(
         (wanted as usize).max(MIN_CHECKPOINTS)
     };
     *row.truncated = u8::from(wanted > row.checkpoints.len() as f32);
+    let mut next = 0;
     for k in 0..k_count {
-        let i = k * n / k_count;
+        let i = if c.even_spacing {
+            k * n / k_count
+        } else {
+            let i = nearest_at_arc(&row.path[..n], next, k as f32 * length / k_count as f32);
+            i.clamp(next, n - (k_count - k))
+        };
+        next = i + 1;
         let t = track.tangent[base + i];
         let h = (t[0] * t[0] + t[1] * t[1]).sqrt();
         let tangent = Vec3::new(t[0] / h, t[1] / h, 0.0);
@@ -421,6 +433,20 @@ pub(crate) fn build_track_lane(
         half_width_m: c.half_width_m,
     };
     place_obstacles(c.obstacles.as_ref(), rng, &ground, &mut row);
+}
+
+/// The path point from `from` on whose arc length (`path[i][3]`, increasing) is nearest `s`.
+fn nearest_at_arc(path: &[[f32; 4]], from: usize, s: f32) -> usize {
+    let n = path.len();
+    let mut j = from;
+    while j < n && path[j][3] < s {
+        j += 1;
+    }
+    if j == n || (j > from && s - path[j - 1][3] <= path[j][3] - s) {
+        j - 1
+    } else {
+        j
+    }
 }
 
 /// Builds one env's geometry from its gates (row `e` of `gates`) and its guide track (row `e`

@@ -189,6 +189,7 @@ impl Course {
             obstacles: preset.obstacles.clone(),
             path_samples,
             thickness_m,
+            even_spacing: preset.track.sampling == crate::preset::Sampling::Uniform,
         };
         let mut course = Self {
             mode,

@@ -302,6 +302,51 @@ fn checkpoint_truncation_is_reported() {
     assert!(c.geometry().checkpoints_truncated.iter().all(|&t| t == 0));
 }
 
+/// On a centreline sampled by curvature (`f1`: 5 m points in corners, up to 25 m on straights)
+/// checkpoint `k` still lies at about `k·L/K` along the path: no farther from it than the
+/// longest path segment (picking every `⌊k·n/K⌋`-th point instead bunches them in corners and
+/// drifts by hundreds of metres).
+#[test]
+fn checkpoints_follow_arc_length_on_uneven_spacing() {
+    let p = Preset::load("f1").unwrap();
+    let c = Course::new(
+        Mode::Track,
+        &p,
+        8,
+        0,
+        CourseConfig::default(),
+        Launch::new(),
+    )
+    .unwrap();
+    let g = c.geometry();
+    let mut uneven = false;
+    for e in 0..8 {
+        let path = g.path_of(e);
+        let longest = path
+            .iter()
+            .zip(path.iter().cycle().skip(1))
+            .map(|(a, b)| Vec3::new(b[0] - a[0], b[1] - a[1], b[2] - a[2]).length())
+            .fold(0.0f32, f32::max);
+        let shortest = path
+            .windows(2)
+            .map(|w| w[1][3] - w[0][3])
+            .fold(f32::INFINITY, f32::min);
+        uneven |= longest > 3.0 * shortest;
+        let cps = g.checkpoints_of(e);
+        let k_count = cps.len() as f32;
+        for (k, cp) in cps.iter().enumerate() {
+            let target = k as f32 * g.path_length[e] / k_count;
+            assert!(
+                (cp.s - target).abs() <= longest,
+                "env {e} checkpoint {k}: at {} m, expected within {longest} m of {target} m",
+                cp.s
+            );
+        }
+        assert!(cps.windows(2).all(|w| w[1].s > w[0].s));
+    }
+    assert!(uneven, "f1 is sampled by curvature");
+}
+
 #[test]
 fn teleport_falls_back_to_a_full_scan() {
     // A jump to the far side of the circle: the window around the old segment cannot find it,
