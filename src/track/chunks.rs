@@ -117,8 +117,9 @@ pub fn for_close_pairs(
 /// unspecified order. `boxes` is scratch of at least [`boxes_len`]`(pts.len())` points.
 ///
 /// The chunk pairs `(ka, ka + d)` of `for_close_pairs`'s range are those with `first ≤ d <
-/// d_end`, the same bounds for every `ka` (see `d_end` below), and they are tested with its box
-/// test (chunk `ka` grown by `reach`) in two parts:
+/// d_end`, the same bounds for every `ka` when `d ≥ 1` (see `d_end` below; `d = 0`, only when
+/// `first = 0`, goes chunk by chunk), and they are tested with its box test (chunk `ka` grown by
+/// `reach`) in two parts:
 /// - `d < NEAR_DIAGONALS`, the chunks a few apart along the curve, a diagonal at a time: the
 ///   boxes are kept one array per bound, so the pairs of a diagonal are tested all at once,
 ///   branch-free (many per instruction), and only a diagonal where some pair meets is gone
@@ -127,10 +128,10 @@ pub fn for_close_pairs(
 ///   of its chunks', so exactly their union): a chunk pair `d ≥ 2·GROUP` apart lies in groups
 ///   at least two apart, and group `ga`, grown by `reach`, is tested against each group
 ///   `gb ≥ ga + 2` whose chunk pairs reach `d_end`; only where the group boxes meet are their
-///   chunk pairs tested. A group box apart (strictly, on an axis) from another grown one leaves
-///   every box of the one's chunks apart from every grown box of the other's: a group's bounds
-///   are at least as low (high) as each of its chunks', and `x − reach`, `x + reach` round
-///   monotonically in `x`.
+///   chunk pairs tested. Group `gb`'s box apart (strictly, on an axis) from group `ga`'s grown
+///   one leaves every chunk box of `gb` apart from every grown chunk box of `ga`: a group's
+///   bounds are at least as low (high) as each of its chunks', and `x − reach`, `x + reach`
+///   round monotonically in `x`.
 ///
 /// So the chunk pairs searched, and the point pairs visited, are `for_close_pairs`'s. A NaN
 /// bound (a NaN reach, or an infinite one against an infinite bound) compares false, never
@@ -295,10 +296,11 @@ fn some_meet(b: &Bounds<'_>, m: usize, d: usize, reach: f32) -> bool {
     let (b_hi_x, b_hi_y) = (&b.hi_x[d..d + m], &b.hi_y[d..d + m]);
     let mut some = 0u32;
     for k in 0..m {
-        some |= u32::from(!(b_lo_x[k] > a_hi_x[k] + reach))
-            & u32::from(!(a_lo_x[k] - reach > b_hi_x[k]))
-            & u32::from(!(b_lo_y[k] > a_hi_y[k] + reach))
-            & u32::from(!(a_lo_y[k] - reach > b_hi_y[k]));
+        let apart = (b_lo_x[k] > a_hi_x[k] + reach)
+            | (a_lo_x[k] - reach > b_hi_x[k])
+            | (b_lo_y[k] > a_hi_y[k] + reach)
+            | (a_lo_y[k] - reach > b_hi_y[k]);
+        some |= u32::from(!apart);
     }
     some != 0
 }
