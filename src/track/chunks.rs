@@ -11,18 +11,37 @@
 //! skipped without a box test.
 //!
 //! Tests that only ask whether some pair fails ([`any_close_pair_fails`]) do not need that order:
-//! they find the chunk pairs by a sweep over the boxes sorted along x, testing only the chunks
-//! whose x ranges come within reach of each other instead of all `(n / CHUNK)² / 2` pairs.
+//! they test the chunk pairs a few chunks apart a diagonal (all pairs `k`, `k + d`) at a time,
+//! many at once, at about two instructions a pair, and farther ones through boxes of groups of
+//! [`GROUP`] chunks, which along a track are rarely near another group but their neighbours.
 
 use crate::geom::Vec2;
 
 /// Points per chunk.
 pub const CHUNK: usize = 4;
 
-/// Scratch points needed for the boxes of `n` points: two per chunk (min and max corners), and
-/// the sweep's sort keys (one `u64` per chunk); at most `n` for `n ≥ 8`.
+/// Chunks per group of [`any_close_pair_fails`]'s boxes of groups.
+pub const GROUP: usize = 4;
+
+/// Scratch points needed for the boxes of `n` points: two per chunk (min and max corners, or
+/// four bounds) and two per group of [`GROUP`] chunks (four bounds); at most `n` for `n ≥ 8`.
 pub fn boxes_len(n: usize) -> usize {
-    3 * n.div_ceil(CHUNK)
+    let chunks = n.div_ceil(CHUNK);
+    2 * (chunks + chunks.div_ceil(GROUP))
+}
+
+/// The least of `b` by compare-and-select from `∞` ([`chunk_box`]'s, NaN left out).
+#[inline(always)]
+fn least(b: &[f32]) -> f32 {
+    b.iter()
+        .fold(f32::INFINITY, |m, &v| if v < m { v } else { m })
+}
+
+/// The greatest of `b` by compare-and-select from `−∞` ([`chunk_box`]'s, NaN left out).
+#[inline(always)]
+fn greatest(b: &[f32]) -> f32 {
+    b.iter()
+        .fold(f32::NEG_INFINITY, |m, &v| if v > m { v } else { m })
 }
 
 /// The bounding box `(lo, hi)` of `pts`, NaN coordinates left out (as `f32::min`/`max` do; the
@@ -39,13 +58,6 @@ fn chunk_box(pts: &[Vec2]) -> (Vec2, Vec2) {
         }
     }
     (lo.into(), hi.into())
-}
-
-/// Whether the box `[blo, bhi]` lies apart from `[alo, ahi]` (strictly, on some axis). NaN
-/// compares false: a NaN box is never apart.
-#[inline(always)]
-fn apart(alo: Vec2, ahi: Vec2, blo: Vec2, bhi: Vec2) -> bool {
-    blo[0] > ahi[0] || alo[0] > bhi[0] || blo[1] > ahi[1] || alo[1] > bhi[1]
 }
 
 /// Calls `visit(i, j)` (`i < j`) for every pair of points with cyclic index gap > `min_gap` that
@@ -104,14 +116,26 @@ pub fn for_close_pairs(
 /// Whether some pair [`for_close_pairs`] would visit fails `ok` — the same pairs, in an
 /// unspecified order. `boxes` is scratch of at least [`boxes_len`]`(pts.len())` points.
 ///
-/// The chunk boxes are sorted by their low x; a sweep pairs each box with the boxes after it in
-/// that order until their low x passes its high x by more than `|reach|` plus 8 ε relative
-/// (past that every box is apart from it on x whichever of the two is grown, however the sums
-/// round: a few roundings of ε relative each); boxes that far apart on y are passed over the
-/// same way. Each pair met is put to `for_close_pairs`'s own tests — the chunk-range bound and the
-/// box test with the lower-index chunk grown by `reach` — so the chunk pairs searched, and the
-/// point pairs visited, are the same. Boxes with NaN bounds (and a NaN reach) fall back to the
-/// flat scan's order: they never break the sweep.
+/// The chunk pairs `(ka, ka + d)` of `for_close_pairs`'s range are those with `first ≤ d <
+/// d_end`, the same bounds for every `ka` when `d ≥ 1` (see `d_end` below; `d = 0`, only when
+/// `first = 0`, goes chunk by chunk), and they are tested with its box test (chunk `ka` grown by
+/// `reach`) in two parts:
+/// - `d < NEAR_DIAGONALS`, the chunks a few apart along the curve, a diagonal at a time: the
+///   boxes are kept one array per bound, so the pairs of a diagonal are tested all at once,
+///   branch-free (many per instruction), and only a diagonal where some pair meets is gone
+///   through pair by pair;
+/// - farther ones through boxes of groups of [`GROUP`] chunks (each bound the least or greatest
+///   of its chunks', so exactly their union): a chunk pair `d ≥ 2·GROUP` apart lies in groups
+///   at least two apart, and group `ga`, grown by `reach`, is tested against each group
+///   `gb ≥ ga + 2` whose chunk pairs reach `d_end`; only where the group boxes meet are their
+///   chunk pairs tested. Group `gb`'s box apart (strictly, on an axis) from group `ga`'s grown
+///   one leaves every chunk box of `gb` apart from every grown chunk box of `ga`: a group's
+///   bounds are at least as low (high) as each of its chunks', and `x − reach`, `x + reach`
+///   round monotonically in `x`.
+///
+/// So the chunk pairs searched, and the point pairs visited, are `for_close_pairs`'s. A NaN
+/// bound (a NaN reach, or an infinite one against an infinite bound) compares false, never
+/// apart, at either level, so those pairs are searched as `for_close_pairs` searches them.
 pub fn any_close_pair_fails(
     pts: &[Vec2],
     boxes: &mut [Vec2],
@@ -123,68 +147,167 @@ pub fn any_close_pair_fails(
     // No pair of `n` points has a cyclic gap past `n / 2`: a larger gap is the same as `n`.
     let min_gap = min_gap.min(n);
     let chunks = n.div_ceil(CHUNK);
-    let (corners, rest) = boxes[..boxes_len(n)].split_at_mut(2 * chunks);
-    for k in 0..chunks {
-        let (lo, hi) = chunk_box(&pts[k * CHUNK..((k + 1) * CHUNK).min(n)]);
-        corners[2 * k] = lo;
-        corners[2 * k + 1] = hi;
+    let groups = chunks.div_ceil(GROUP);
+    let bounds: &mut [f32] =
+        &mut bytemuck::cast_slice_mut(&mut boxes[..boxes_len(n)])[..4 * (chunks + groups)];
+    let (chunk_bounds, group_bounds) = bounds.split_at_mut(4 * chunks);
+    let (lo_x, rest) = chunk_bounds.split_at_mut(chunks);
+    let (lo_y, rest) = rest.split_at_mut(chunks);
+    let (hi_x, hi_y) = rest.split_at_mut(chunks);
+    // The boxes of the full chunks one coordinate at a time (`chunk_box`'s compare-and-select,
+    // in its order, one `min`/`max` instruction each), then the last chunk's.
+    let full = n / CHUNK;
+    let flat: &[f32] = bytemuck::cast_slice(&pts[..full * CHUNK]);
+    for ((((c, lx), ly), hx), hy) in flat
+        .chunks_exact(2 * CHUNK)
+        .zip(lo_x.iter_mut())
+        .zip(lo_y.iter_mut())
+        .zip(hi_x.iter_mut())
+        .zip(hi_y.iter_mut())
+    {
+        let bound = |start: usize, pick: fn(f32, f32) -> bool, init: f32| {
+            (start..2 * CHUNK)
+                .step_by(2)
+                .fold(init, |m, i| if pick(c[i], m) { c[i] } else { m })
+        };
+        *lx = bound(0, |v, m| v < m, f32::INFINITY);
+        *ly = bound(1, |v, m| v < m, f32::INFINITY);
+        *hx = bound(0, |v, m| v > m, f32::NEG_INFINITY);
+        *hy = bound(1, |v, m| v > m, f32::NEG_INFINITY);
     }
-    // Sort keys: the low x as ordered bits (`f32::total_cmp`'s order) above the chunk index.
-    let order: &mut [u64] = &mut bytemuck::cast_slice_mut(rest)[..chunks];
-    for (k, o) in order.iter_mut().enumerate() {
-        let bits = corners[2 * k][0].to_bits();
-        let ordered = bits ^ ((((bits as i32) >> 31) as u32) >> 1) ^ 0x8000_0000;
-        *o = (u64::from(ordered) << 32) | k as u64;
+    if full < chunks {
+        let (lo, hi) = chunk_box(&pts[full * CHUNK..]);
+        (lo_x[full], lo_y[full], hi_x[full], hi_y[full]) = (lo[0], lo[1], hi[0], hi[1]);
     }
-    order.sort_unstable();
+    let (lo_x, lo_y, hi_x, hi_y) = (&*lo_x, &*lo_y, &*hi_x, &*hi_y);
+    let (g_lo_x, rest) = group_bounds.split_at_mut(groups);
+    let (g_lo_y, rest) = rest.split_at_mut(groups);
+    let (g_hi_x, g_hi_y) = rest.split_at_mut(groups);
+    // Each group's bounds from its chunks' (the same compare-and-select); the last group may
+    // hold fewer chunks.
+    let full_groups = chunks / GROUP;
+    for (g, (((lx, ly), hx), hy)) in lo_x
+        .chunks_exact(GROUP)
+        .zip(lo_y.chunks_exact(GROUP))
+        .zip(hi_x.chunks_exact(GROUP))
+        .zip(hi_y.chunks_exact(GROUP))
+        .enumerate()
+    {
+        (g_lo_x[g], g_lo_y[g]) = (least(lx), least(ly));
+        (g_hi_x[g], g_hi_y[g]) = (greatest(hx), greatest(hy));
+    }
+    if full_groups < groups {
+        let r = full_groups * GROUP..chunks;
+        (g_lo_x[full_groups], g_lo_y[full_groups]) =
+            (least(&lo_x[r.clone()]), least(&lo_y[r.clone()]));
+        (g_hi_x[full_groups], g_hi_y[full_groups]) =
+            (greatest(&hi_x[r.clone()]), greatest(&hi_y[r]));
+    }
+    let (g_lo_x, g_lo_y, g_hi_x, g_hi_y) = (&*g_lo_x, &*g_lo_y, &*g_hi_x, &*g_hi_y);
+    let bounds_of = Bounds {
+        lo_x,
+        lo_y,
+        hi_x,
+        hi_y,
+    };
     let first = (min_gap + 2).div_ceil(CHUNK).saturating_sub(1);
-    // The chunk pairs (ka, kb), ka ≤ kb, that `for_close_pairs` searches: `kb < last` there is
-    // `kb < ⌈(n + a_end − 1 − min_gap)⁺ / CHUNK⌉` (and `kb < chunks`, always true here), that
-    // is `CHUNK·kb + min_gap + 1 < n + a_end`, without the division (no overflow: `min_gap ≤ n`).
-    let in_range = |ka: usize, kb: usize| {
-        let a_end = ((ka + 1) * CHUNK).min(n);
-        kb >= ka + first && CHUNK * kb + min_gap + 1 < n + a_end
-    };
-    let meet = |ka: usize, kb: usize| {
-        let (alo, ahi) = (corners[2 * ka], corners[2 * ka + 1]);
-        let (alo, ahi) = (
-            Vec2::new(alo[0] - reach, alo[1] - reach),
-            Vec2::new(ahi[0] + reach, ahi[1] + reach),
-        );
-        !apart(alo, ahi, corners[2 * kb], corners[2 * kb + 1])
-    };
     if first == 0 {
         for k in 0..chunks {
-            if in_range(k, k) && meet(k, k) && !chunk_pairs(n, min_gap, k, k, &mut ok) {
+            let a_end = ((k + 1) * CHUNK).min(n);
+            if CHUNK * k + min_gap + 1 < n + a_end
+                && bounds_of.meet(k, k, reach)
+                && !chunk_pairs(n, min_gap, k, k, &mut ok)
+            {
                 return true;
             }
         }
     }
-    let slack = reach.abs();
-    for (r, &a) in order.iter().enumerate() {
-        let a = a as u32 as usize;
-        let (lo_a, hi_a) = (corners[2 * a], corners[2 * a + 1]);
-        let grown = |v: f32| slack + (v.abs() + slack) * (8.0 * f32::EPSILON);
-        let limit = hi_a[0] + grown(hi_a[0]);
-        // The same margin on y, both ways: a box past these is apart from a's on y.
-        let (above, below) = (hi_a[1] + grown(hi_a[1]), lo_a[1] - grown(lo_a[1]));
-        for &b in &order[r + 1..] {
-            let b = b as u32 as usize;
-            let lo_b = corners[2 * b];
-            if lo_b[0] > limit {
+    // For `d ≥ 1`, `for_close_pairs`'s bound `CHUNK·kb + min_gap + 1 < n + a_end` reads
+    // `CHUNK·d + min_gap + 1 < n + CHUNK` (`a_end = (ka + 1)·CHUNK` for every chunk but the last,
+    // which has no `kb > ka`): `d < ⌈(n + CHUNK − 1 − min_gap) / CHUNK⌉`.
+    let d_end = (n + CHUNK - 1 - min_gap).div_ceil(CHUNK).min(chunks);
+    for d in first.max(1)..d_end.min(NEAR_DIAGONALS) {
+        let m = chunks - d;
+        if some_meet(&bounds_of, m, d, reach)
+            && (0..m).any(|ka| {
+                bounds_of.meet(ka, ka + d, reach) && !chunk_pairs(n, min_gap, ka, ka + d, &mut ok)
+            })
+        {
+            return true;
+        }
+    }
+    let d_far = first.max(NEAR_DIAGONALS);
+    for ga in 0..groups {
+        let (alo_x, alo_y) = (g_lo_x[ga] - reach, g_lo_y[ga] - reach);
+        let (ahi_x, ahi_y) = (g_hi_x[ga] + reach, g_hi_y[ga] + reach);
+        for gb in ga + 2..groups {
+            // The chunk pairs of the two groups are from `(gb − ga)·GROUP − GROUP + 1` apart.
+            if (gb - ga - 1) * GROUP + 1 >= d_end {
                 break;
             }
-            if lo_b[1] > above || corners[2 * b + 1][1] < below {
+            let apart = g_lo_x[gb] > ahi_x
+                || alo_x > g_hi_x[gb]
+                || g_lo_y[gb] > ahi_y
+                || alo_y > g_hi_y[gb];
+            if apart {
                 continue;
             }
-            let (ka, kb) = (a.min(b), a.max(b));
-            if in_range(ka, kb) && meet(ka, kb) && !chunk_pairs(n, min_gap, ka, kb, &mut ok) {
-                return true;
+            // The chunk pairs `d_far ≤ kb − ka < d_end` of the two groups.
+            for ka in ga * GROUP..(ga + 1) * GROUP {
+                let b_start = (gb * GROUP).max(ka + d_far);
+                let b_end = ((gb + 1) * GROUP).min(chunks).min(ka + d_end);
+                for kb in b_start..b_end {
+                    if bounds_of.meet(ka, kb, reach) && !chunk_pairs(n, min_gap, ka, kb, &mut ok) {
+                        return true;
+                    }
+                }
             }
         }
     }
     false
 }
+
+/// The chunk boxes of [`any_close_pair_fails`], one array per bound.
+struct Bounds<'a> {
+    lo_x: &'a [f32],
+    lo_y: &'a [f32],
+    hi_x: &'a [f32],
+    hi_y: &'a [f32],
+}
+
+impl Bounds<'_> {
+    /// Whether box `ka` grown by `reach` meets box `kb` (`for_close_pairs`'s test: not strictly
+    /// apart on an axis; NaN meets).
+    #[inline(always)]
+    fn meet(&self, ka: usize, kb: usize, reach: f32) -> bool {
+        !((self.lo_x[kb] > self.hi_x[ka] + reach)
+            | (self.lo_x[ka] - reach > self.hi_x[kb])
+            | (self.lo_y[kb] > self.hi_y[ka] + reach)
+            | (self.lo_y[ka] - reach > self.hi_y[kb]))
+    }
+}
+
+/// Whether box `ka` (grown by `reach`) meets box `ka + d` for some `ka < m`: branch-free, many
+/// boxes at a time (`m + d` at most the boxes).
+#[inline(always)]
+fn some_meet(b: &Bounds<'_>, m: usize, d: usize, reach: f32) -> bool {
+    let (a_lo_x, a_lo_y, a_hi_x, a_hi_y) = (&b.lo_x[..m], &b.lo_y[..m], &b.hi_x[..m], &b.hi_y[..m]);
+    let (b_lo_x, b_lo_y) = (&b.lo_x[d..d + m], &b.lo_y[d..d + m]);
+    let (b_hi_x, b_hi_y) = (&b.hi_x[d..d + m], &b.hi_y[d..d + m]);
+    let mut some = 0u32;
+    for k in 0..m {
+        let apart = (b_lo_x[k] > a_hi_x[k] + reach)
+            | (a_lo_x[k] - reach > b_hi_x[k])
+            | (b_lo_y[k] > a_hi_y[k] + reach)
+            | (a_lo_y[k] - reach > b_hi_y[k]);
+        some |= u32::from(!apart);
+    }
+    some != 0
+}
+
+/// Chunk distances `d` below which [`any_close_pair_fails`] tests the chunk pairs `(k, k + d)` a
+/// diagonal at a time rather than through the groups: the pairs of groups less than two apart.
+const NEAR_DIAGONALS: usize = 2 * GROUP;
 
 /// The point pairs `(i, j)`, `i < j`, of chunks `ka ≤ kb` with cyclic gap > `min_gap`, in order.
 ///
@@ -270,11 +393,14 @@ mod tests {
         }
     }
 
-    /// `any_close_pair_fails` sees exactly the pairs `for_close_pairs` visits.
+    /// `any_close_pair_fails` sees exactly the pairs `for_close_pairs` visits: on loops of every
+    /// chunk count modulo a group, with gaps that leave both levels (the diagonals and the
+    /// groups) work or only one, with reaches that make the group boxes meet everywhere
+    /// (infinite, NaN) or only near, and with a NaN point.
     #[test]
     fn unordered_pairs_are_the_ordered_ones() {
-        for n in [8usize, 9, 17, 64, 203, 517] {
-            for min_gap in [0usize, 1, 3, 6, 9] {
+        for n in [8usize, 9, 17, 33, 46, 64, 79, 203, 517] {
+            for min_gap in [0usize, 1, 3, 6, 9, 29, 31, 40, 70] {
                 let pts: Vec<Vec2> = (0..n)
                     .map(|i| {
                         let t = i as f32 / n as f32 * std::f32::consts::TAU;
@@ -283,15 +409,25 @@ mod tests {
                     })
                     .collect();
                 let mut boxes = vec![Vec2::ZERO; boxes_len(n)];
-                for reach in [0.5f32, 6.0, 30.0] {
+                let mut with_nan = pts.clone();
+                with_nan[n / 3] = Vec2::new(f32::NAN, 1.0);
+                for (pts, reach) in [
+                    (&pts, 0.5f32),
+                    (&pts, 6.0),
+                    (&pts, 30.0),
+                    (&pts, f32::INFINITY),
+                    (&pts, f32::NAN),
+                    (&with_nan, 6.0),
+                    (&with_nan, f32::NAN),
+                ] {
                     let mut ordered = std::collections::BTreeSet::new();
-                    for_close_pairs(&pts, &mut boxes, reach, min_gap, |i, j| {
+                    for_close_pairs(pts, &mut boxes, reach, min_gap, |i, j| {
                         ordered.insert((i, j));
                         true
                     });
                     let mut unordered = std::collections::BTreeSet::new();
                     assert!(!any_close_pair_fails(
-                        &pts,
+                        pts,
                         &mut boxes,
                         reach,
                         min_gap,

@@ -382,16 +382,29 @@ fn block_boxes(pts: &[Vec2], words: &mut [f32]) {
     let (lo_y, rest) = rest.split_at_mut(nb);
     let (hi_x, hi_y) = rest.split_at_mut(nb);
     let pairs = n / BLOCK;
+    // The blocks whose third point does not wrap first, from the flat coordinates (block `j`'s
+    // first two points are floats `4j..4j + 4`, its third the next block's first), so the loop
+    // runs several blocks at a time.
+    let flat: &[f32] = bytemuck::cast_slice(pts);
+    for (((((ab, c), lx), ly), hx), hy) in flat[..4 * (pairs - 1)]
+        .chunks_exact(4)
+        .zip(flat[4..4 * pairs].chunks_exact(4))
+        .zip(lo_x.iter_mut())
+        .zip(lo_y.iter_mut())
+        .zip(hi_x.iter_mut())
+        .zip(hi_y.iter_mut())
+    {
+        *lx = lesser(lesser(ab[0], ab[2]), c[0]);
+        *ly = lesser(lesser(ab[1], ab[3]), c[1]);
+        *hx = greater(greater(ab[0], ab[2]), c[0]);
+        *hy = greater(greater(ab[1], ab[3]), c[1]);
+    }
     let mut put = |j: usize, a: Vec2, b: Vec2, c: Vec2| {
         lo_x[j] = lesser(lesser(a[0], b[0]), c[0]);
         lo_y[j] = lesser(lesser(a[1], b[1]), c[1]);
         hi_x[j] = greater(greater(a[0], b[0]), c[0]);
         hi_y[j] = greater(greater(a[1], b[1]), c[1]);
     };
-    // The blocks whose third point does not wrap first, so the loop runs several at a time.
-    for j in 0..pairs - 1 {
-        put(j, pts[2 * j], pts[2 * j + 1], pts[2 * j + 2]);
-    }
     let j = pairs - 1;
     let third = if 2 * j + 2 < n { 2 * j + 2 } else { 0 };
     put(j, pts[2 * j], pts[2 * j + 1], pts[third]);
@@ -641,10 +654,7 @@ fn close_pairs_pass(
     }
     let longest = longest2[0].max(border_longest2).sqrt();
     let reach = 1.01 * (2.0 * hw + longest);
-    let mean = thickness.total / n as f32;
-    // Gaps up to `near` are cheaper to test in full than to search: a chunk holds CHUNK points.
-    // (Any `near` is correct; past `n / 2` every pair is near.)
-    let near = ((reach / mean) as usize).saturating_add(CHUNK).min(n);
+    let (near, searched) = pass_gaps(reach, thickness.total / n as f32, n);
     let half = n / 2;
     // Thickness at gaps min_gap < g ≤ near.
     for g in thickness.min_gap + 1..=near.min(half) {
@@ -722,13 +732,9 @@ fn close_pairs_pass(
         }
         true
     };
-    // The chunk search from the gap `searched ≥ near` just below a multiple of CHUNK: a chunk
-    // pair whose farthest pair lies a gap or two past the searched one (the next chunk but one
-    // along the track, whose boxes always meet) would be searched for those one or two pairs.
-    // The gaps between go pair by pair, each pair within `reach` put to the same test (the
-    // test passes every pair farther apart), so every pair the chunk search would have found
-    // is tested as before.
-    let searched = ((near + 1).next_multiple_of(CHUNK) - 1).min(half);
+    // The chunk search from the gap `searched ≥ near` (`pass_gaps`); the gaps between go pair by
+    // pair, each pair within `reach` put to the same test (the test passes every pair farther
+    // apart), so every pair the chunk search would have found is tested as before.
     for g in near + 1..=searched {
         // Each pair once: at `g = n / 2` the pairs `(i, i + g)` from `i = g` on repeat.
         let wrapped = if 2 * g == n { 0 } else { g };
@@ -737,6 +743,19 @@ fn close_pairs_pass(
         }
     }
     !any_close_pair_fails(pts, chunk_boxes, reach, searched, far_pair_ok)
+}
+
+/// The gaps of `close_pairs_pass` for pairs within `reach` on a closed polyline of `n` points
+/// `mean` apart on average: `near`, the gaps tested in full (cheaper than a search: a chunk
+/// holds CHUNK points; any `near` is correct, and past `n / 2` every pair is near), and
+/// `searched ≥ near`, the gap from which the chunk search takes over: the one just below a
+/// multiple of CHUNK (at most `n / 2`), as a chunk pair whose farthest pair lies a gap or two
+/// past the searched one (the next chunk but one along the track, whose boxes always meet)
+/// would be searched for those one or two pairs.
+fn pass_gaps(reach: f32, mean: f32, n: usize) -> (usize, usize) {
+    let near = ((reach / mean) as usize).saturating_add(CHUNK).min(n);
+    let searched = ((near + 1).next_multiple_of(CHUNK) - 1).min(n / 2);
+    (near, searched)
 }
 
 /// Whether `ok(i, j)` fails for some pair `(i, i + g)` (`i < n − g`) or, for the first
@@ -999,6 +1018,24 @@ mod tests {
     /// `close_pairs_pass`'s verdict on `pts` with half width `hw`, asserted equal to the
     /// all-pairs scan's with the same predicates; returns it.
     fn check_against_all_pairs(pts: &[Vec2], hw: f32, what: &str) -> bool {
+        all_pairs_scan(pts, hw, what).verdict
+    }
+
+    /// What the all-pairs scan finds on a loop, next to `close_pairs_pass`'s gaps.
+    struct AllPairs {
+        /// The verdict (asserted equal to `close_pairs_pass`'s).
+        verdict: bool,
+        /// The cyclic gaps of the pairs that fail the thickness test.
+        thin_gaps: std::collections::BTreeSet<usize>,
+        /// Whether some pair of segments meets.
+        crossing: bool,
+        /// `close_pairs_pass`'s `near` and `searched` gaps (`pass_gaps`).
+        near: usize,
+        searched: usize,
+    }
+
+    /// [`check_against_all_pairs`], with what the scan found.
+    fn all_pairs_scan(pts: &[Vec2], hw: f32, what: &str) -> AllPairs {
         let n = pts.len();
         let sigma = orientation(pts);
         let mut border = vec![Vec2::ZERO; 2 * n];
@@ -1038,12 +1075,15 @@ mod tests {
         );
         let lines = [pts, &border[..n], &border[n..]];
         let end = |k: usize| (k + 1) % n;
-        let want = (0..n).all(|i| {
-            (i + 1..n).all(|j| {
+        let thin_gaps: std::collections::BTreeSet<usize> = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .filter(|&(i, j)| {
                 let gap = (j - i).min(n - (j - i));
-                gap <= thickness.min_gap || !thickness.fails(i, j, dist2(pts[i], pts[j]))
+                gap > thickness.min_gap && thickness.fails(i, j, dist2(pts[i], pts[j]))
             })
-        }) && POLYLINE_PAIRS.iter().all(|&(qa, qb)| {
+            .map(|(i, j)| (j - i).min(n - (j - i)))
+            .collect();
+        let crossing = !POLYLINE_PAIRS.iter().all(|&(qa, qb)| {
             (0..n).all(|k| {
                 (0..n).all(|m| {
                     let gap = k.abs_diff(m).min(n - k.abs_diff(m));
@@ -1057,8 +1097,89 @@ mod tests {
                 })
             })
         });
+        let want = thin_gaps.is_empty() && !crossing;
         assert_eq!(got, want, "{what}, hw {hw}: {pts:?}");
-        want
+        let longest = centre_longest2
+            .max(longest_segment2(&border[..n]))
+            .max(longest_segment2(&border[n..]))
+            .sqrt();
+        let (near, searched) = pass_gaps(1.01 * (2.0 * hw + longest), total / n as f32, n);
+        AllPairs {
+            verdict: want,
+            thin_gaps,
+            crossing,
+            near,
+            searched,
+        }
+    }
+
+    /// A pinch that only the gaps between the near passes and the chunk search
+    /// (`gap_pairs_fail`) can see: thin stadiums whose straight sides run between 1.96 and 2
+    /// half widths apart (each inner border crosses over past the other side's, parallel to
+    /// it, and round the ends the inner border curls back inside: every polyline stays simple),
+    /// with one point of a side dented towards the other, so that the thickness fails at a pair
+    /// or two across the dent and nothing else fails. The dent moves along the side, so the
+    /// failing gaps sweep from the near gaps through `gap_pairs_fail`'s into the chunk
+    /// search's; the loops whose every failing pair lies in `gap_pairs_fail`'s gaps must be
+    /// among them, each decided as the all-pairs scan decides.
+    #[test]
+    fn pinch_between_the_near_gaps_and_the_chunk_search() {
+        let hw = 6.0f32;
+        let mut between = 0;
+        let mut verdicts = Vec::new();
+        for (spacing, width) in [
+            (1.8f32, 11.85f32),
+            (2.0, 11.9),
+            (2.0, 11.95),
+            (2.2, 11.9),
+            (1.6, 11.9),
+        ] {
+            for step in 0..40 {
+                let dent_at = 2.0 + 0.25 * step as f32;
+                for offset in [0.0f32, 1.0e3] {
+                    let pts = dented_stadium(40.0, 0.5 * width, spacing, dent_at, offset);
+                    let what = format!("spacing {spacing}, width {width}, dent at {dent_at}");
+                    let scan = all_pairs_scan(&pts, hw, &what);
+                    let only_there = scan
+                        .thin_gaps
+                        .iter()
+                        .all(|&g| scan.near < g && g <= scan.searched);
+                    if !scan.thin_gaps.is_empty() && only_there && !scan.crossing {
+                        between += 1;
+                    }
+                    verdicts.push(scan.verdict);
+                }
+            }
+        }
+        assert!(between >= 8, "{between} loops fail only between the passes");
+        assert!(verdicts.iter().any(|&v| v) && verdicts.iter().any(|&v| !v));
+    }
+
+    /// A stadium of straight sides `length` long and ends of radius `r`, points about `spacing`
+    /// apart from the start of its right side (walked up), which is dented 0.3 m towards the
+    /// left side around `dent_at` metres from its start (a parabola 0.8 m wide each way).
+    fn dented_stadium(length: f32, r: f32, spacing: f32, dent_at: f32, offset: f32) -> Vec<Vec2> {
+        let pi = crate::math::PI;
+        let perimeter = 2.0 * length + 2.0 * pi * r;
+        let n = (perimeter / spacing).round() as usize;
+        (0..n)
+            .map(|k| {
+                let s = k as f32 * perimeter / n as f32;
+                let (x, y) = if s < length {
+                    let u = (s - dent_at) / 0.8;
+                    (2.0 * r - 0.3 * (1.0 - u * u).max(0.0), s - 0.5 * length)
+                } else if s < length + pi * r {
+                    let (sn, cs) = crate::math::sin_cos((s - length) / r);
+                    (r + r * cs, 0.5 * length + r * sn)
+                } else if s < 2.0 * length + pi * r {
+                    (0.0, 0.5 * length - (s - length - pi * r))
+                } else {
+                    let (sn, cs) = crate::math::sin_cos((s - 2.0 * length - pi * r) / r);
+                    (r - r * cs, -0.5 * length - r * sn)
+                };
+                Vec2::new(offset + x, offset + y)
+            })
+            .collect()
     }
 
     /// The single walk of `is_valid` rounds as the separate functions do: its turn test is
