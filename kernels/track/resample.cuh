@@ -116,106 +116,83 @@ TG_HD inline float tg_density_piece(float len, float r) {
     return r < half ? r : half;
 }
 
-// Rust `DensityWalk`: the raw segments in order, each in three pieces with their densities.
-struct tg_density_walk {
-    const tg_vec2* raw;
-    tg_u32 n;
-    tg_densities k;
-    tg_u32 seg;
-    tg_vec2 d_cur;
-    tg_vec2 d_next;
-    float len_cur;
-    float len_next;
-    float w_start;
-    float w_end;
-    float e_start;
-    float e_end;
-    float r_end;
-};
-
-TG_HD inline tg_density_walk tg_density_walk_new(const tg_vec2* raw, tg_u32 n, float min_spacing_m,
-                                                 float max_spacing_m, float sagitta_m) {
-    tg_density_walk w;
-    w.raw = raw;
-    w.n = n;
-    w.k.inv_8tol = 1.0f / (8.0f * sagitta_m);
-    w.k.w_lo = 1.0f / max_spacing_m;
-    w.k.w_hi = 1.0f / min_spacing_m;
-    w.seg = 0u;
-    tg_vec2 d_last = tg_sub2(raw[0], raw[n - 1u]);
-    w.d_cur = tg_sub2(raw[1], raw[0]);
-    w.d_next = tg_sub2(raw[2], raw[1]);
-    float len_last = tg_resample_norm(d_last);
-    w.len_cur = tg_resample_norm(w.d_cur);
-    w.len_next = tg_resample_norm(w.d_next);
-    w.w_start = tg_vertex_density(d_last, w.d_cur, len_last, w.len_cur, w.k);
-    w.w_end = tg_vertex_density(w.d_cur, w.d_next, w.len_cur, w.len_next, w.k);
-    w.r_end = tg_density_reach(w.w_end, w.len_cur, w.len_next);
-    w.e_start = tg_density_piece(w.len_cur, tg_density_reach(w.w_start, len_last, w.len_cur));
-    w.e_end = tg_density_piece(w.len_cur, w.r_end);
-    return w;
-}
+// Rust `resample::ADAPTIVE_SCRATCH_ROWS`: float rows of raw_count words in the scratch of
+// tg_resample_adaptive.
+#define TG_RESAMPLE_SCRATCH_ROWS 5u
 
 // Rust `blend`: w + lambda · (w_mean − w) (lambda = 0 leaves w as it is).
 TG_HD inline float tg_density_blend(float w, float lambda, float w_mean) {
     return w + lambda * (w_mean - w);
 }
 
-// Rust `DensityWalk::warped`: the current segment's warped length at blended densities.
-TG_HD inline float tg_density_walk_warped(const tg_density_walk* w, float lambda, float w_mean) {
-    float mid = w->len_cur - w->e_start - w->e_end;
-    return w->e_start * tg_density_blend(w->w_start, lambda, w_mean) +
-           mid * tg_density_blend(w->k.w_lo, lambda, w_mean) +
-           w->e_end * tg_density_blend(w->w_end, lambda, w_mean);
-}
-
-TG_HD inline void tg_density_walk_advance(tg_density_walk* w) {
-    w->seg += 1u;
-    tg_u32 i = w->seg + 1u < w->n ? w->seg + 1u : 0u;
-    tg_u32 j = i + 1u < w->n ? i + 1u : 0u;
-    w->d_cur = w->d_next;
-    w->len_cur = w->len_next;
-    w->d_next = tg_sub2(w->raw[j], w->raw[i]);
-    w->len_next = tg_resample_norm(w->d_next);
-    w->w_start = w->w_end;
-    w->w_end = tg_vertex_density(w->d_cur, w->d_next, w->len_cur, w->len_next, w->k);
-    w->e_start = tg_density_piece(w->len_cur, w->r_end);
-    w->r_end = tg_density_reach(w->w_end, w->len_cur, w->len_next);
-    w->e_end = tg_density_piece(w->len_cur, w->r_end);
+// Rust `warped_rows`: the warped length of each segment i into warp[i], its pieces' densities
+// moved to blend(w) (blend = 0 leaves them; the Rust identity closure gives the same bits).
+TG_HD inline void tg_warped_rows(const float* len, const float* w, const float* e_start,
+                                 const float* e_end, float w_lo, float* warp, tg_u32 n,
+                                 float lambda, float w_mean) {
+    for (tg_u32 i = 0u; i < n; ++i) {
+        float we = w[i + 1u < n ? i + 1u : 0u];
+        float mid = len[i] - e_start[i] - e_end[i];
+        warp[i] = e_start[i] * tg_density_blend(w[i], lambda, w_mean) +
+                  mid * tg_density_blend(w_lo, lambda, w_mean) +
+                  e_end[i] * tg_density_blend(we, lambda, w_mean);
+    }
 }
 
 // Rust `resample_adaptive`: resamples raw[0..n) into out[0..n_max) with curvature-adaptive
 // spacing; returns the count (0 when raw has fewer than 3 points, a zero length or non-finite
-// points).
+// points). scratch holds TG_RESAMPLE_SCRATCH_ROWS · n floats: rows of segment lengths, vertex
+// densities, first and last pieces, warped lengths.
 TG_HD inline tg_u32 tg_resample_adaptive(const tg_vec2* raw, tg_u32 n, float min_spacing_m,
                                          float max_spacing_m, float sagitta_m, tg_vec2* out,
-                                         tg_u32 n_max) {
+                                         tg_u32 n_max, float* scratch) {
     if (n < 3u) {
         return 0u;
     }
-    tg_density_walk walk = tg_density_walk_new(raw, n, min_spacing_m, max_spacing_m, sagitta_m);
+    tg_densities k;
+    k.inv_8tol = 1.0f / (8.0f * sagitta_m);
+    k.w_lo = 1.0f / max_spacing_m;
+    k.w_hi = 1.0f / min_spacing_m;
+    float* len = scratch;
+    float* w = scratch + n;
+    float* e_start = scratch + 2u * n;
+    float* e_end = scratch + 3u * n;
+    float* warp = scratch + 4u * n;
+    for (tg_u32 i = 0u; i < n; ++i) {
+        len[i] = tg_resample_norm(tg_sub2(raw[i + 1u < n ? i + 1u : 0u], raw[i]));
+    }
+    for (tg_u32 i = 0u; i < n; ++i) {
+        tg_u32 prev = i > 0u ? i - 1u : n - 1u;
+        tg_u32 nxt = i + 1u < n ? i + 1u : 0u;
+        w[i] = tg_vertex_density(tg_sub2(raw[i], raw[prev]), tg_sub2(raw[nxt], raw[i]), len[prev],
+                                 len[i], k);
+    }
+    // Vertex i's reach covers the start of segment i and the end of segment i − 1.
+    for (tg_u32 i = 0u; i < n; ++i) {
+        tg_u32 prev = i > 0u ? i - 1u : n - 1u;
+        float r = tg_density_reach(w[i], len[prev], len[i]);
+        e_start[i] = tg_density_piece(len[i], r);
+        e_end[prev] = tg_density_piece(len[prev], r);
+    }
+    tg_warped_rows(len, w, e_start, e_end, k.w_lo, warp, n, 0.0f, 0.0f);
     float length = 0.0f;
     float warped = 0.0f;
     float w_min = tg_inf();
     float w_max = 0.0f;
-    for (;;) {
-        length += walk.len_cur;
-        warped += tg_density_walk_warped(&walk, 0.0f, 0.0f);
-        float e2[2] = {walk.e_start, walk.e_end};
-        float w2[2] = {walk.w_start, walk.w_end};
+    for (tg_u32 i = 0u; i < n; ++i) {
+        length += len[i];
+        warped += warp[i];
+        float e2[2] = {e_start[i], e_end[i]};
+        float w2[2] = {w[i], w[i + 1u < n ? i + 1u : 0u]};
         for (int q = 0; q < 2; ++q) {
             if (e2[q] > 0.0f) {
                 w_min = w2[q] < w_min ? w2[q] : w_min;
                 w_max = w2[q] > w_max ? w2[q] : w_max;
             }
         }
-        if (walk.len_cur - walk.e_start - walk.e_end > 0.0f) {
-            w_min = walk.k.w_lo;
+        if (len[i] - e_start[i] - e_end[i] > 0.0f) {
+            w_min = k.w_lo;
         }
-        if (walk.seg + 1u >= n) {
-            break;
-        }
-        tg_density_walk_advance(&walk);
     }
     if (!(tg_is_finite(length) && length > 0.0f && tg_is_finite(warped))) {
         return 0u;
@@ -243,34 +220,41 @@ TG_HD inline tg_u32 tg_resample_adaptive(const tg_vec2* raw, tg_u32 n, float min
         count = c < n_max ? (tg_u32)c : n_max;
     }
     float step = warped / (float)count;
-    walk = tg_density_walk_new(raw, n, min_spacing_m, max_spacing_m, sagitta_m);
+    if (lambda != 0.0f || !tg_is_finite(w_mean)) {
+        tg_warped_rows(len, w, e_start, e_end, k.w_lo, warp, n, lambda, w_mean);
+    }
+    float w_m = tg_density_blend(k.w_lo, lambda, w_mean);
+    tg_u32 seg = 0u;
     float seg_start = 0.0f;
-    float seg_len = tg_density_walk_warped(&walk, lambda, w_mean);
-    for (tg_u32 k = 0u; k < count; ++k) {
-        float target = (float)k * step;
-        while (walk.seg + 1u < n && seg_start + seg_len < target) {
+    float seg_len = warp[0];
+    for (tg_u32 j = 0u; j < count; ++j) {
+        float target = (float)j * step;
+        while (seg + 1u < n && seg_start + seg_len < target) {
             seg_start += seg_len;
-            tg_density_walk_advance(&walk);
-            seg_len = tg_density_walk_warped(&walk, lambda, w_mean);
+            seg += 1u;
+            seg_len = warp[seg];
         }
         float u = target - seg_start;
-        float w_s = tg_density_blend(walk.w_start, lambda, w_mean);
-        float w_m = tg_density_blend(walk.k.w_lo, lambda, w_mean);
-        float w_e = tg_density_blend(walk.w_end, lambda, w_mean);
-        float mid = walk.len_cur - walk.e_start - walk.e_end;
-        float u0 = walk.e_start * w_s;
+        tg_u32 b = seg + 1u < n ? seg + 1u : 0u;
+        float w_s = tg_density_blend(w[seg], lambda, w_mean);
+        float w_e = tg_density_blend(w[b], lambda, w_mean);
+        float l = len[seg];
+        float es = e_start[seg];
+        float mid = l - es - e_end[seg];
+        float u0 = es * w_s;
         float u1 = mid * w_m;
         float s;
         if (u < u0) {
             s = u / w_s;
         } else if (u < u0 + u1) {
-            s = walk.e_start + (u - u0) / w_m;
+            s = es + (u - u0) / w_m;
         } else {
-            s = walk.e_start + mid + (u - u0 - u1) / w_e;
+            s = es + mid + (u - u0 - u1) / w_e;
         }
-        float t = walk.len_cur > 0.0f ? tg_clamp(s / walk.len_cur, 0.0f, 1.0f) : 0.0f;
-        tg_vec2 a = raw[walk.seg];
-        out[k] = tg_v2(a.x + walk.d_cur.x * t, a.y + walk.d_cur.y * t);
+        float t = l > 0.0f ? tg_clamp(s / l, 0.0f, 1.0f) : 0.0f;
+        tg_vec2 a = raw[seg];
+        tg_vec2 d = tg_sub2(raw[b], a);
+        out[j] = tg_v2(a.x + d.x * t, a.y + d.y * t);
     }
     return count;
 }

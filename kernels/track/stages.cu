@@ -69,7 +69,8 @@ struct tg_inflate_params {
 static_assert(sizeof(tg_inflate_params) == 16, "tg_inflate_params is 16 bytes");
 
 // Buffers: 0 raw (Vec2, E×raw_max), 1 raw_count (u32), 2 pts (Vec2, E×n_max), 3 count (u32),
-// 4 active (u8).
+// 4 active (u8), 5 resample rows (f32, E×TG_RESAMPLE_SCRATCH_ROWS·raw_max when curvature != 0:
+// scratch).
 TG_KERNEL(tg_track_resample, tg_resample_params) {
     tg_u32 e = tg_lane();
     if (e >= lanes) return;
@@ -81,7 +82,9 @@ TG_KERNEL(tg_track_resample, tg_resample_params) {
     tg_u32* count = (tg_u32*)buf.ptr[3];
     count[e] = p.curvature != 0u
                    ? tg_resample_adaptive(raw, raw_count[e], p.spacing_m, p.max_spacing_m,
-                                          p.sagitta_m, pts, p.n_max)
+                                          p.sagitta_m, pts, p.n_max,
+                                          (float*)buf.ptr[5] +
+                                              (tg_u64)e * TG_RESAMPLE_SCRATCH_ROWS * p.raw_max)
                    : tg_resample_closed(raw, raw_count[e], p.spacing_m, pts, p.n_max);
 }
 

@@ -15,7 +15,7 @@ use super::batch::TrackBatch;
 use super::generators::{self, Stage};
 use super::inflate::{fallback_circle, inflate_lane, InflateOut};
 use super::relax::{relax_sweeps, violation, RelaxConsts, RelaxScratch, TOO_CLOSE};
-use super::resample::{resample_adaptive, resample_closed, AdaptiveSpacing};
+use super::resample::{resample_adaptive, resample_closed, AdaptiveSpacing, ADAPTIVE_SCRATCH_ROWS};
 use super::validity::{is_valid, ValidityBuffers, ValidityConsts, KERNEL_BOX_WORDS, SLACK};
 use super::zprofile::{lattice_len, profile_lane};
 use crate::exec::cuda::{CaptureMode, CudaKernels, CudaStream, DeviceBuffer, GraphExec};
@@ -139,6 +139,9 @@ impl DeviceState {
 struct ThreadScratches {
     validity: ThreadScratch<ValidityBuffers>,
     relax: ThreadScratch<Vec<Vec2>>,
+    /// Curvature resampling's rows ([`ADAPTIVE_SCRATCH_ROWS`] · raw_max words; empty for
+    /// constant spacing).
+    resample: ThreadScratch<Vec<f32>>,
 }
 
 /// Per-env scratch buffers, sized once.
@@ -154,6 +157,9 @@ struct Scratch {
     pair: Vec<Vec2>,
     chunk_boxes: Vec<Vec2>,
     seg_boxes: Vec<f32>,
+    /// The resample kernel's rows for curvature sampling (none on the CPU, one word per env
+    /// for constant spacing).
+    resample: Vec<f32>,
     lattice: Vec<f32>,
     active: Vec<u8>,
     gen_active: Vec<u8>,
@@ -213,9 +219,20 @@ impl Pipeline {
             n_envs
         };
         let per_kernel_env = |k: usize, what: &str| rows_of(kernel_rows, k, what);
+        // Curvature resampling's rows per env (per thread on the CPU).
+        let resample_len = if preset.track.sampling == Sampling::Curvature {
+            raw_max.checked_mul(ADAPTIVE_SCRATCH_ROWS).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "raw_max = {raw_max} resample scratch words overflow"
+                ))
+            })?
+        } else {
+            0
+        };
         let thread_scratch = Arc::new(ThreadScratches {
             validity: ThreadScratch::new(backend.launch(), || ValidityBuffers::new(n_max)),
             relax: ThreadScratch::new(backend.launch(), || vec![Vec2::ZERO; 2 * n_max]),
+            resample: ThreadScratch::new(backend.launch(), || vec![0.0; resample_len]),
         });
         let scratch = Scratch {
             raw: vec![Vec2::ZERO; per_env(raw_max, "raw points")?],
@@ -229,6 +246,7 @@ impl Pipeline {
             pair: vec![Vec2::ZERO; per_env(2 * n_max, "border points")?],
             chunk_boxes: vec![Vec2::ZERO; per_kernel_env(2 * n_max, "chunk box corners")?],
             seg_boxes: vec![0.0; per_kernel_env(KERNEL_BOX_WORDS * n_max, "segment box words")?],
+            resample: vec![0.0; per_kernel_env(resample_len.max(1), "resample scratch words")?],
             lattice: vec![0.0; per_env(lattice_len, "lattice words")?],
             active: vec![0; n_envs],
             gen_active: vec![0; n_envs],
@@ -573,6 +591,7 @@ impl Pipeline {
             max_spacing_m: t.max_spacing_m,
             sagitta_m: t.sagitta_m,
         });
+        let resample_scratch = self.thread_scratch.clone();
         attempt_body.push(pass(
             Some("tg_track_resample"),
             "resample",
@@ -590,8 +609,11 @@ impl Pipeline {
                 (buf::PTS, w),
                 (buf::COUNT, w),
                 (buf::ACTIVE, r),
+                (buf::RESAMPLE, w),
             ],
             Arc::new(move |st, launch| {
+                // The kernel takes its rows from the plan's per-env buffer; on the CPU each
+                // thread reuses one set.
                 let s = &mut *st.s;
                 let lanes = (
                     s.raw.par_chunks(raw_max),
@@ -600,16 +622,17 @@ impl Pipeline {
                     s.count.par_iter_mut(),
                     s.active.par_iter(),
                 );
-                launch.lanes(
+                launch.lanes_with_scratch(
                     lanes.into_par_iter(),
-                    |_, (raw, &raw_count, pts, count, &act)| {
+                    &resample_scratch.resample,
+                    |rows, _, (raw, &raw_count, pts, count, &act)| {
                         if act == 0 {
                             return;
                         }
                         let raw = &raw[..raw_count as usize];
                         *count = match &adaptive {
                             None => resample_closed(raw, spacing, pts),
-                            Some(rule) => resample_adaptive(raw, rule, pts),
+                            Some(rule) => resample_adaptive(raw, rule, pts, rows),
                         } as u32;
                     },
                 );
@@ -989,7 +1012,7 @@ mod buf {
     use crate::exec::plan::BufId;
 
     /// Every buffer of the state.
-    pub const ALL: [BufId; 33] = [
+    pub const ALL: [BufId; 34] = [
         RAW,
         RAW_COUNT,
         GEN,
@@ -1001,6 +1024,7 @@ mod buf {
         PAIR,
         CHUNK_BOXES,
         SEG_BOXES,
+        RESAMPLE,
         LATTICE,
         ACTIVE,
         GEN_ACTIVE,
@@ -1036,6 +1060,7 @@ mod buf {
     pub const PAIR: BufId = BufId(8);
     pub const CHUNK_BOXES: BufId = BufId(9);
     pub const SEG_BOXES: BufId = BufId(10);
+    pub const RESAMPLE: BufId = BufId(24);
     pub const LATTICE: BufId = BufId(13);
     pub const ACTIVE: BufId = BufId(14);
     pub const GEN_ACTIVE: BufId = BufId(15);
@@ -1082,6 +1107,7 @@ impl BufferSet for TrackState<'_> {
             buf::PAIR => bytes(&mut s.pair),
             buf::CHUNK_BOXES => bytes(&mut s.chunk_boxes),
             buf::SEG_BOXES => bytes(&mut s.seg_boxes),
+            buf::RESAMPLE => bytes(&mut s.resample),
             buf::LATTICE => bytes(&mut s.lattice),
             buf::ACTIVE => &mut s.active,
             buf::GEN_ACTIVE => &mut s.gen_active,

@@ -24,9 +24,11 @@
 //! `[w̄ / MAX_RATIO, w̄ / MIN_RATIO]` (`2.2` and `0.3`, a margin for the chords and the segments
 //! that straddle two densities): where the clamped densities fall outside, all of them blend
 //! toward the mean, `w' = (1 − λ)·w + λ·w̄` with the least `λ` that brings the extremes in. The
-//! blend keeps `W`, so the count and the mean do not move. Two walks over the raw polyline: one
-//! sums `L`, `W` and the density range, the other places the points (both compute the densities
-//! with the same operations, so they agree bit for bit). IEEE operations and `sqrt` only.
+//! blend keeps `W`, so the count and the mean do not move. The segment lengths, vertex densities,
+//! pieces and warped lengths are computed once, in straight passes over rows of a scratch (one
+//! `sqrt` per segment, one `sqrt` and two divisions per vertex); a walk sums `L`, `W` and the
+//! density range, and the points are placed by a second walk over the rows (the warped lengths
+//! recomputed only where the blend moves them). IEEE operations and `sqrt` only.
 
 use crate::geom::Vec2;
 
@@ -122,129 +124,122 @@ fn piece(len: f32, r: f32) -> f32 {
     }
 }
 
-/// The raw polyline's segments in order, each in three pieces with their densities: segment `i`
-/// runs from `raw[i]` to `raw[i + 1]` (the closing one last). A vertex's turn `θ` spreads over
-/// its shorter leg `m` (`κ = sin θ / m`), so the part of each leg next to the vertex within its
-/// [`reach`] (at least `m / 2`, at most half the leg) takes the vertex's density and the rest of
-/// the segment, straight, the least density `w_lo`: a long straight is coarse but for a few
-/// points at its ends at the spacing of the corners' ends.
-struct DensityWalk<'a> {
-    raw: &'a [Vec2],
-    k: Densities,
-    /// Index of the current segment.
-    seg: usize,
-    /// The current segment's and the next one's vectors and lengths.
-    d_cur: Vec2,
-    d_next: Vec2,
-    len_cur: f32,
-    len_next: f32,
-    /// Densities at the current segment's start and end vertices.
-    w_start: f32,
-    w_end: f32,
-    /// Lengths of the current segment's first and last pieces (at the start and end vertices'
-    /// densities); the middle one, straight at `w_lo`, is `len_cur − e_start − e_end ≥ 0`.
-    e_start: f32,
-    e_end: f32,
-    /// The end vertex's reach.
-    r_end: f32,
-}
+/// `f32` words per raw point of [`resample_adaptive`]'s scratch: five rows of `raw.len()`
+/// words (segment lengths, vertex densities, the two end pieces, the warped lengths).
+pub const ADAPTIVE_SCRATCH_ROWS: usize = 5;
 
-impl<'a> DensityWalk<'a> {
-    /// At segment 0 of `raw` (at least 3 points).
-    #[inline(always)]
-    fn new(raw: &'a [Vec2], rule: &AdaptiveSpacing) -> Self {
-        let n = raw.len();
-        let k = Densities {
-            inv_8tol: 1.0 / (8.0 * rule.sagitta_m),
-            w_lo: 1.0 / rule.max_spacing_m,
-            w_hi: 1.0 / rule.min_spacing_m,
-        };
-        let d_last = delta(raw[n - 1], raw[0]);
-        let d_cur = delta(raw[0], raw[1]);
-        let d_next = delta(raw[1], raw[2]);
-        let (len_last, len_cur, len_next) = (norm(d_last), norm(d_cur), norm(d_next));
-        let w_start = vertex_density(d_last, d_cur, len_last, len_cur, &k);
-        let w_end = vertex_density(d_cur, d_next, len_cur, len_next, &k);
-        let r_end = reach(w_end, len_cur, len_next);
-        Self {
-            raw,
-            k,
-            seg: 0,
-            d_cur,
-            d_next,
-            len_cur,
-            len_next,
-            w_start,
-            w_end,
-            e_start: piece(len_cur, reach(w_start, len_last, len_cur)),
-            e_end: piece(len_cur, r_end),
-            r_end,
-        }
+/// The warped length of each segment `i` into `warp[i]`, its pieces' densities `w[i]`, `w_lo`
+/// and `w[i + 1]` (`w[0]` for the closing one) moved to `blend(w)`; the middle piece is
+/// `len[i] − e_start[i] − e_end[i]`.
+#[inline(always)]
+fn warped_rows(
+    len: &[f32],
+    w: &[f32],
+    e_start: &[f32],
+    e_end: &[f32],
+    w_lo: f32,
+    warp: &mut [f32],
+    blend: impl Fn(f32) -> f32,
+) {
+    let n = len.len();
+    let one = |l: f32, ws: f32, es: f32, ee: f32, we: f32| {
+        let mid = l - es - ee;
+        es * blend(ws) + mid * blend(w_lo) + ee * blend(we)
+    };
+    let rows = len[..n - 1]
+        .iter()
+        .zip(&w[..n - 1])
+        .zip(&e_start[..n - 1])
+        .zip(&e_end[..n - 1])
+        .zip(&w[1..])
+        .zip(&mut warp[..n - 1]);
+    for (((((&l, &ws), &es), &ee), &we), u) in rows {
+        *u = one(l, ws, es, ee, we);
     }
-
-    /// The current segment's warped length with the densities `w_start`, `w_lo`, `w_end` of
-    /// its pieces moved to `blend(w)`.
-    #[inline(always)]
-    fn warped(&self, blend: impl Fn(f32) -> f32) -> f32 {
-        let mid = self.len_cur - self.e_start - self.e_end;
-        self.e_start * blend(self.w_start)
-            + mid * blend(self.k.w_lo)
-            + self.e_end * blend(self.w_end)
-    }
-
-    /// Moves to the next segment (`seg + 1 < n`).
-    #[inline(always)]
-    fn advance(&mut self) {
-        let n = self.raw.len();
-        self.seg += 1;
-        let i = next(self.seg, n);
-        self.d_cur = self.d_next;
-        self.len_cur = self.len_next;
-        self.d_next = delta(self.raw[i], self.raw[next(i, n)]);
-        self.len_next = norm(self.d_next);
-        self.w_start = self.w_end;
-        self.w_end = vertex_density(
-            self.d_cur,
-            self.d_next,
-            self.len_cur,
-            self.len_next,
-            &self.k,
-        );
-        self.e_start = piece(self.len_cur, self.r_end);
-        self.r_end = reach(self.w_end, self.len_cur, self.len_next);
-        self.e_end = piece(self.len_cur, self.r_end);
-    }
+    warp[n - 1] = one(len[n - 1], w[n - 1], e_start[n - 1], e_end[n - 1], w[0]);
 }
 
 /// Resamples the closed polyline `raw` into `out` with curvature-adaptive spacing (the module
 /// doc's rule); returns the count (0 when `raw` has fewer than 3 points, a zero length or
-/// non-finite points).
-pub fn resample_adaptive(raw: &[Vec2], rule: &AdaptiveSpacing, out: &mut [Vec2]) -> usize {
+/// non-finite points). `scratch` holds at least [`ADAPTIVE_SCRATCH_ROWS`]` · raw.len()` words;
+/// nothing in it outlives the call.
+pub fn resample_adaptive(
+    raw: &[Vec2],
+    rule: &AdaptiveSpacing,
+    out: &mut [Vec2],
+    scratch: &mut [f32],
+) -> usize {
     let n = raw.len();
     if n < 3 {
         return 0;
     }
-    // Walk 1: the length, the warped length and the range of the densities of the pieces of
-    // positive length (`w_lo` is the least density there is).
-    let mut walk = DensityWalk::new(raw, rule);
+    let k = Densities {
+        inv_8tol: 1.0 / (8.0 * rule.sagitta_m),
+        w_lo: 1.0 / rule.max_spacing_m,
+        w_hi: 1.0 / rule.min_spacing_m,
+    };
+    // Segment i runs from raw[i] to raw[i + 1] (the closing one last). Its rows: its length,
+    // the density of its start vertex i (incoming segment i − 1, outgoing i), its first and
+    // last pieces (each the piece of the end vertex's reach) and its warped length. Straight
+    // passes over the rows, each value by the rule's operations.
+    let (len, rest) = scratch[..ADAPTIVE_SCRATCH_ROWS * n].split_at_mut(n);
+    let (w, rest) = rest.split_at_mut(n);
+    let (e_start, rest) = rest.split_at_mut(n);
+    let (e_end, warp) = rest.split_at_mut(n);
+    for ((a, b), l) in raw.iter().zip(&raw[1..]).zip(len.iter_mut()) {
+        *l = norm(delta(*a, *b));
+    }
+    len[n - 1] = norm(delta(raw[n - 1], raw[0]));
+    let legs = raw
+        .iter()
+        .zip(&raw[1..])
+        .zip(&raw[2..])
+        .zip(len.iter().zip(&len[1..]))
+        .zip(&mut w[1..n - 1]);
+    for ((((a, b), c), (&la, &lb)), d) in legs {
+        *d = vertex_density(delta(*a, *b), delta(*b, *c), la, lb, &k);
+    }
+    let ends = [(n - 1, 0, 1), (n - 2, n - 1, 0)];
+    for (prev, i, nxt) in ends {
+        w[i] = vertex_density(
+            delta(raw[prev], raw[i]),
+            delta(raw[i], raw[nxt]),
+            len[prev],
+            len[i],
+            &k,
+        );
+    }
+    // Vertex i's reach covers the start of segment i and the end of segment i − 1.
+    let r0 = reach(w[0], len[n - 1], len[0]);
+    e_start[0] = piece(len[0], r0);
+    e_end[n - 1] = piece(len[n - 1], r0);
+    let pieces = len
+        .iter()
+        .zip(&len[1..])
+        .zip(&w[1..])
+        .zip(e_start[1..].iter_mut().zip(e_end[..n - 1].iter_mut()));
+    for (((&la, &lb), &wv), (es, ee)) in pieces {
+        let r = reach(wv, la, lb);
+        *es = piece(lb, r);
+        *ee = piece(la, r);
+    }
+    warped_rows(len, w, e_start, e_end, k.w_lo, warp, |x| x);
+    // The length, the warped length and the range of the densities of the pieces of positive
+    // length (`w_lo` is the least density there is).
     let (mut length, mut warped) = (0.0f32, 0.0f32);
     let (mut w_min, mut w_max) = (f32::INFINITY, 0.0f32);
-    loop {
-        length += walk.len_cur;
-        warped += walk.warped(|w| w);
-        for (e, w) in [(walk.e_start, walk.w_start), (walk.e_end, walk.w_end)] {
+    for i in 0..n {
+        length += len[i];
+        warped += warp[i];
+        for (e, d) in [(e_start[i], w[i]), (e_end[i], w[next(i, n)])] {
             if e > 0.0 {
-                w_min = if w < w_min { w } else { w_min };
-                w_max = if w > w_max { w } else { w_max };
+                w_min = if d < w_min { d } else { w_min };
+                w_max = if d > w_max { d } else { w_max };
             }
         }
-        if walk.len_cur - walk.e_start - walk.e_end > 0.0 {
-            w_min = walk.k.w_lo;
+        if len[i] - e_start[i] - e_end[i] > 0.0 {
+            w_min = k.w_lo;
         }
-        if walk.seg + 1 >= n {
-            break;
-        }
-        walk.advance();
     }
     if !(length.is_finite() && length > 0.0 && warped.is_finite()) {
         return 0;
@@ -269,37 +264,45 @@ pub fn resample_adaptive(raw: &[Vec2], rule: &AdaptiveSpacing, out: &mut [Vec2])
         (wanted as usize).max(MIN_POINTS).min(n_max)
     };
     let step = warped / count as f32;
-    // Walk 2: the points at warped lengths k · step.
-    let blend = |w: f32| w + lambda * (w_mean - w);
-    let mut walk = DensityWalk::new(raw, rule);
+    // The warped lengths at the blended densities. `w + 0 · (w̄ − w)` is `w` for the finite
+    // densities and a finite mean, so without a blend the rows stand as they are.
+    let blend = |x: f32| x + lambda * (w_mean - x);
+    if lambda != 0.0 || !w_mean.is_finite() {
+        warped_rows(len, w, e_start, e_end, k.w_lo, warp, blend);
+    }
+    // The points at warped lengths k · step.
+    let w_m = blend(k.w_lo);
+    let mut seg = 0;
     let mut seg_start = 0.0f32;
-    let mut seg_len = walk.warped(blend);
-    for (k, o) in out[..count].iter_mut().enumerate() {
-        let target = k as f32 * step;
-        while walk.seg + 1 < n && seg_start + seg_len < target {
+    let mut seg_len = warp[0];
+    for (j, o) in out[..count].iter_mut().enumerate() {
+        let target = j as f32 * step;
+        while seg + 1 < n && seg_start + seg_len < target {
             seg_start += seg_len;
-            walk.advance();
-            seg_len = walk.warped(blend);
+            seg += 1;
+            seg_len = warp[seg];
         }
         // The arc length into the segment of the warped length `u` into it, piece by piece.
         let u = target - seg_start;
-        let (w_s, w_m, w_e) = (blend(walk.w_start), blend(walk.k.w_lo), blend(walk.w_end));
-        let mid = walk.len_cur - walk.e_start - walk.e_end;
-        let (u0, u1) = (walk.e_start * w_s, mid * w_m);
+        let b = next(seg, n);
+        let (w_s, w_e) = (blend(w[seg]), blend(w[b]));
+        let (l, es) = (len[seg], e_start[seg]);
+        let mid = l - es - e_end[seg];
+        let (u0, u1) = (es * w_s, mid * w_m);
         let s = if u < u0 {
             u / w_s
         } else if u < u0 + u1 {
-            walk.e_start + (u - u0) / w_m
+            es + (u - u0) / w_m
         } else {
-            walk.e_start + mid + (u - u0 - u1) / w_e
+            es + mid + (u - u0 - u1) / w_e
         };
-        let t = if walk.len_cur > 0.0 {
-            (s / walk.len_cur).clamp(0.0, 1.0)
+        let t = if l > 0.0 {
+            (s / l).clamp(0.0, 1.0)
         } else {
             0.0
         };
-        let a = raw[walk.seg];
-        let d = walk.d_cur;
+        let a = raw[seg];
+        let d = delta(a, raw[b]);
         *o = Vec2::new(a[0] + d[0] * t, a[1] + d[1] * t);
     }
     count
@@ -431,6 +434,11 @@ mod tests {
         (lo / mean, hi / mean)
     }
 
+    /// A scratch for [`resample_adaptive`] on `raw`.
+    fn scratch(raw: &[Vec2]) -> Vec<f32> {
+        vec![f32::NAN; ADAPTIVE_SCRATCH_ROWS * raw.len()]
+    }
+
     /// A circle of radius `r` as a polyline of `n` points.
     fn circle(r: f32, n: usize) -> Vec<Vec2> {
         (0..n)
@@ -471,13 +479,13 @@ mod tests {
         // R = 50: h = √(8 · 50 · 0.25) = 10, so 2π·50 / 10 ≈ 31.4 → 31 points.
         let raw = circle(50.0, 400);
         let mut out = [Vec2::NAN; 256];
-        let n = resample_adaptive(&raw, &RULE, &mut out);
+        let n = resample_adaptive(&raw, &RULE, &mut out, &mut scratch(&raw));
         assert_eq!(n, 31);
         let (lo, hi) = ratios(&out[..n]);
         assert!(lo > 0.999 && hi < 1.001, "{lo} {hi}");
         // Tighter than the finest spacing allows: the spacing is the finest, 5 m.
         let raw = circle(8.0, 400);
-        let n = resample_adaptive(&raw, &RULE, &mut out);
+        let n = resample_adaptive(&raw, &RULE, &mut out, &mut scratch(&raw));
         assert_eq!(n, 10);
     }
 
@@ -486,7 +494,7 @@ mod tests {
         // Straights of 400 m, half circles of R = 20 (h = √(8 · 20 · 0.25) ≈ 6.3 m).
         let raw = stadium(400.0, 20.0, 40);
         let mut out = [Vec2::NAN; 512];
-        let n = resample_adaptive(&raw, &RULE, &mut out);
+        let n = resample_adaptive(&raw, &RULE, &mut out, &mut scratch(&raw));
         let pts = &out[..n];
         let (lo, hi) = ratios(pts);
         assert!(lo >= 0.3 * 0.99 && hi <= MAX_RATIO * 1.01, "{lo} {hi}");
@@ -525,7 +533,7 @@ mod tests {
         };
         let raw = stadium(2000.0, 100.0, 200);
         let mut out = [Vec2::NAN; 4096];
-        let n = resample_adaptive(&raw, &rule, &mut out);
+        let n = resample_adaptive(&raw, &rule, &mut out, &mut scratch(&raw));
         let (lo, hi) = ratios(&out[..n]);
         assert!(lo >= MIN_RATIO * 0.97 && hi <= MAX_RATIO, "{lo} {hi}");
         assert!(
@@ -538,10 +546,13 @@ mod tests {
     fn adaptive_count_capped_by_capacity_widens_every_spacing() {
         let raw = stadium(400.0, 20.0, 40);
         let mut wide = [Vec2::NAN; 512];
-        let n_wide = resample_adaptive(&raw, &RULE, &mut wide);
+        let n_wide = resample_adaptive(&raw, &RULE, &mut wide, &mut scratch(&raw));
         let mut out = [Vec2::NAN; 32];
         assert!(n_wide > 32);
-        assert_eq!(resample_adaptive(&raw, &RULE, &mut out), 32);
+        assert_eq!(
+            resample_adaptive(&raw, &RULE, &mut out, &mut scratch(&raw)),
+            32
+        );
         let (lo, hi) = ratios(&out);
         assert!(lo >= 0.3 * 0.99 && hi <= MAX_RATIO * 1.01, "{lo} {hi}");
     }
@@ -550,11 +561,20 @@ mod tests {
     fn adaptive_degenerate_inputs() {
         let mut out = [Vec2::ZERO; 16];
         let sq = [[0.0, 0.0], [100.0, 0.0], [100.0, 100.0], [0.0, 100.0]].map(Vec2::from);
-        assert_eq!(resample_adaptive(&sq[..2], &RULE, &mut out), 0);
+        assert_eq!(
+            resample_adaptive(&sq[..2], &RULE, &mut out, &mut scratch(&sq[..2])),
+            0
+        );
         let same = [Vec2::ONE; 5];
-        assert_eq!(resample_adaptive(&same, &RULE, &mut out), 0);
+        assert_eq!(
+            resample_adaptive(&same, &RULE, &mut out, &mut scratch(&same)),
+            0
+        );
         let nan = [[0.0, 0.0], [f32::NAN, 0.0], [1.0, 1.0]].map(Vec2::from);
-        assert_eq!(resample_adaptive(&nan, &RULE, &mut out), 0);
+        assert_eq!(
+            resample_adaptive(&nan, &RULE, &mut out, &mut scratch(&nan)),
+            0
+        );
         // Repeated points (zero-length segments) are stepped over.
         let dup = [
             [0.0, 0.0],
@@ -564,10 +584,13 @@ mod tests {
             [0.0, 100.0],
         ]
         .map(Vec2::from);
-        let n = resample_adaptive(&dup, &RULE, &mut out);
+        let n = resample_adaptive(&dup, &RULE, &mut out, &mut scratch(&dup));
         assert!(n >= MIN_POINTS && out[..n].iter().all(|p| p.is_finite()));
         // A tiny loop still gets MIN_POINTS.
         let tiny = circle(0.5, 16);
-        assert_eq!(resample_adaptive(&tiny, &RULE, &mut out), MIN_POINTS);
+        assert_eq!(
+            resample_adaptive(&tiny, &RULE, &mut out, &mut scratch(&tiny)),
+            MIN_POINTS
+        );
     }
 }
