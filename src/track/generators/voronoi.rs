@@ -96,6 +96,9 @@ const SMALL_TURN: f32 = 0.25;
 /// A value no cosine takes: it marks a turn left for [`sin_cos`] in `smooth_turning`.
 const NOT_A_COSINE: f32 = 2.0;
 
+/// Far sites a cell's near pass notes on the stack (more, beyond the preset's 64 sites, are
+/// found again by a second scan; see [`Voronoi::cell`]).
+const FAR_CAP: usize = 64;
 /// Sides of the clip polygon, a regular polygon circumscribed about the sites' disc.
 const CLIP_SIDES: usize = 16;
 /// `1 / cos(π / 16)`: the clip polygon's circumradius over the disc's radius.
@@ -373,40 +376,56 @@ impl Voronoi {
     /// (below `1e-6` of the circumradius), so the test in `f32` would find every vertex inside
     /// too and the cell is exactly what clipping by every site in this order gives. `R` is
     /// recomputed only when a site is nearer than a bound left over from a larger polygon (one a
-    /// clip has since shrunk).
+    /// clip has since shrunk). The near pass notes the far sites, which the far pass then visits
+    /// alone.
     fn cell(&self, sites: &[Vec2], s: usize, cell: &mut Cell, tmp: &mut Cell) -> Option<usize> {
         let rc = self.radius_m * CLIP_SEC;
         for k in 0..CLIP_SIDES {
             cell.verts[k] = Vec2::new(rc * CLIP_COS[k], rc * CLIP_SIN[k]);
             cell.labels[k] = OUTSIDE;
         }
-        let mut count = CLIP_SIDES;
         let p = sites[s];
         let near2 = self.near_sq();
-        let slack = SKIP_SLACK * rc;
-        // `(2 R + δ)²` of the current polygon (`fresh`) or of an earlier, larger one.
-        let mut reach2 = f32::INFINITY;
-        let mut fresh = false;
-        for near in [true, false] {
+        let mut clipper = Clipper {
+            count: CLIP_SIDES,
+            p,
+            slack: SKIP_SLACK * rc,
+            reach2: f32::INFINITY,
+            fresh: false,
+        };
+        // The near pass notes the far sites (index and squared distance, in site order) so that
+        // the far pass visits only them.
+        let mut far = [(0u32, 0.0f32); FAR_CAP];
+        let mut n_far = 0;
+        for (j, &q) in sites.iter().enumerate() {
+            let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
+            let d2 = ax * ax + ay * ay;
+            if j == s {
+                continue;
+            }
+            if d2 > near2 {
+                if n_far < FAR_CAP {
+                    far[n_far] = (j as u32, d2);
+                }
+                n_far += 1;
+                continue;
+            }
+            clipper.visit(cell, tmp, j, q, d2)?;
+        }
+        if n_far <= FAR_CAP {
+            for &(j, d2) in &far[..n_far] {
+                clipper.visit(cell, tmp, j as usize, sites[j as usize], d2)?;
+            }
+        } else {
             for (j, &q) in sites.iter().enumerate() {
                 let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
                 let d2 = ax * ax + ay * ay;
-                if j == s || (d2 <= near2) != near || d2 > reach2 {
-                    continue;
+                if j != s && d2 > near2 {
+                    clipper.visit(cell, tmp, j, q, d2)?;
                 }
-                if !fresh {
-                    reach2 = reach_sq(&cell.verts[..count], p, slack);
-                    fresh = true;
-                    if d2 > reach2 {
-                        continue;
-                    }
-                }
-                let (next, changed) = clip(cell, count, p, q, j as u32, tmp)?;
-                count = next;
-                fresh &= !changed;
             }
         }
-        Some(count)
+        Some(clipper.count)
     }
 
     /// Walks the region's outer boundary (see the module docs) from the lowest start vertex of
@@ -564,16 +583,18 @@ fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f3
         let (ps, pc) = sin_cos_poly(*x);
         (*t, *x) = if big { (*x, NOT_A_COSINE) } else { (ps, pc) };
     }
+    // The marked turns' sine and cosine, before the loop below (which then does not branch).
+    for (t, x) in turn.iter_mut().zip(tmp.iter_mut()) {
+        if *x == NOT_A_COSINE {
+            (*t, *x) = small_sin_cos(*t);
+        }
+    }
     // The heading's direction, rotated by each smoothed turn.
     let (mut s, mut c) = sin_cos(heading0);
     let mut p = start;
     for (i, q) in pts.iter_mut().enumerate() {
         if i > 0 {
-            let (ds, dc) = if tmp[i] == NOT_A_COSINE {
-                small_sin_cos(turn[i])
-            } else {
-                (turn[i], tmp[i])
-            };
+            let (ds, dc) = (turn[i], tmp[i]);
             let c2 = c * dc - s * ds;
             s = s * dc + c * ds;
             c = c2;
@@ -582,8 +603,11 @@ fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f3
         p = Vec2::new(p[0] + h * c, p[1] + h * s);
     }
     let (gx, gy) = (p[0] - start[0], p[1] - start[1]);
-    for (i, q) in pts.iter_mut().enumerate() {
-        let f = i as f32 / m as f32;
+    // `i` and `m` (at most `Stage::max_points`, far below 2²⁴) convert exactly through `i32`,
+    // which vectorizes.
+    let mf = m as i32 as f32;
+    for (i, q) in (0i32..).zip(pts.iter_mut()) {
+        let f = i as f32 / mf;
         *q = Vec2::new(q[0] - gx * f, q[1] - gy * f);
     }
 }
@@ -663,6 +687,42 @@ fn box_filter_scalar(src: &[f32], half: usize, dst: &mut [f32]) {
     step(tail, src, &src[m - 2 * half - 1..]);
 }
 
+/// The clipping state of one cell in [`Voronoi::cell`].
+struct Clipper {
+    /// The polygon's vertex count.
+    count: usize,
+    /// The cell's site.
+    p: Vec2,
+    /// `δ` of the skip test.
+    slack: f32,
+    /// `(2 R + δ)²` of the current polygon (`fresh`) or of an earlier, larger one.
+    reach2: f32,
+    fresh: bool,
+}
+
+impl Clipper {
+    /// Clips `cell` by site `j` at `q` (squared distance `d2` from the cell's site) unless the
+    /// skip test shows its half-plane holds the whole polygon; `None` when the polygon would
+    /// exceed its capacity.
+    #[inline(always)]
+    fn visit(&mut self, cell: &mut Cell, tmp: &mut Cell, j: usize, q: Vec2, d2: f32) -> Option<()> {
+        if d2 > self.reach2 {
+            return Some(());
+        }
+        if !self.fresh {
+            self.reach2 = reach_sq(&cell.verts[..self.count], self.p, self.slack);
+            self.fresh = true;
+            if d2 > self.reach2 {
+                return Some(());
+            }
+        }
+        let (next, changed) = clip(cell, self.count, self.p, q, j as u32, tmp)?;
+        self.count = next;
+        self.fresh &= !changed;
+        Some(())
+    }
+}
+
 /// `(2 R + slack)²` with `R` the largest distance from `p` to a vertex of `verts`.
 fn reach_sq(verts: &[Vec2], p: Vec2, slack: f32) -> f32 {
     let mut r2 = 0.0f32;
@@ -684,6 +744,7 @@ fn reach_sq(verts: &[Vec2], p: Vec2, slack: f32) -> f32 {
 /// crossing points, computed and ordered as the general loop would (the polygon still starts at
 /// the first vertex that loop writes); otherwise the general loop runs. Vertices are finite, so
 /// every side is a number and a vertex is inside exactly when its side is `≤ 0`.
+#[inline(always)]
 fn clip(
     cell: &mut Cell,
     count: usize,
