@@ -316,7 +316,7 @@ impl Thickness<'_> {
 /// 4·n + 4`), then the segments' direction codes of the three polylines (2 bytes per segment,
 /// and room for `n / 2` wrapped, each) and the window's (`2·n` bytes): `≤ 8·n` bytes, `2·n`
 /// words, later (the codes done with) the coordinates of both borders one array per axis
-/// (`4·n` words, [`near_segments_cross`]) — within `9·n` for the `n ≥ MIN_POINTS` the check
+/// (`4·n` words, `near_segments_cross`) — within `9·n` for the `n ≥ MIN_POINTS` the check
 /// looks at.
 pub const BOX_WORDS: usize = 9;
 
