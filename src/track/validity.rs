@@ -1528,6 +1528,41 @@ mod tests {
         assert_both_verdicts(&verdicts, 200);
     }
 
+    /// `not_surely_apart` clears only pairs `segments_intersect` rejects: on segments with ends
+    /// on a small integer grid (touching ends, ends on the other segment, collinear overlaps:
+    /// orientations exactly 0), crossing and apart ones, near and far from the origin; and it
+    /// leaves the touching pairs (no straddle, an orientation 0) to the exact test.
+    #[test]
+    fn surely_apart_pairs_do_not_meet() {
+        let mut unit = uniform(0x7f4a_7c15_u32);
+        let (mut touching, mut cleared) = (0, 0);
+        for case in 0..200_000 {
+            let offset = [0.0f32, 1.5e3, -2.0e5][case % 3];
+            let scale = [1.0f32, 0.5, 3.0][case / 3 % 3];
+            let mut p = || {
+                let c = |u: f32| offset + scale * (u * 5.0).floor();
+                Vec2::new(c(unit()), c(unit()))
+            };
+            let (a0, a1, b0, b1) = (p(), p(), p(), p());
+            let open = not_surely_apart(a0[0], a0[1], a1[0], a1[1], b0[0], b0[1], b1[0], b1[1]);
+            let meet = segments_intersect(a0, a1, b0, b1);
+            assert!(
+                open == 1 || !meet,
+                "case {case}: {a0:?} {a1:?} {b0:?} {b1:?}"
+            );
+            cleared += usize::from(open == 0);
+            let o = [
+                orient_xy(a0[0], a0[1], a1[0], a1[1], b0[0], b0[1]),
+                orient_xy(a0[0], a0[1], a1[0], a1[1], b1[0], b1[1]),
+            ];
+            touching += usize::from(meet && o.contains(&0.0));
+        }
+        assert!(
+            touching > 1000 && cleared > 1000,
+            "{touching} touching, {cleared} cleared"
+        );
+    }
+
     /// The outer-with-inner gaps taken segment by segment (`near_segments_cross`, for segments
     /// longer on average than the track is wide) decide as the all-pairs scan: half widths from a
     /// twentieth to under half the spacing, zig-zags and lobes that fold the borders across each
