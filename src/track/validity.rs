@@ -17,7 +17,10 @@
 //! the points: pairs of one polyline a few segments apart only where no monotone run of the
 //! segments between them separates their boxes (`same_line_crosses`: most tracks have none),
 //! pairs of the two borders a few points apart in full, a whole gap at a time over boxes of
-//! blocks of two segments that stand for every pair of their segments (`near_blocks_cross`);
+//! blocks of two segments that stand for every pair of their segments (`near_blocks_cross`) —
+//! where segments are longer than the track is wide the nearest of those gaps segment by segment,
+//! eight pairs at a time, by the sign bits of the segment test's orientations
+//! (`near_segments_cross`);
 //! farther pairs only where their points lie within a written bound of each other, found by
 //! the chunk search (`chunks`). The bound,
 //! and why no failing pair escapes it, is in `close_pairs_pass`'s doc; unit tests compare the
@@ -312,8 +315,10 @@ impl Thickness<'_> {
 /// both borders (4 words, `lo.x`, `lo.y`, `hi.x`, `hi.y`, per block of each: `8·⌈n / 2⌉ ≤
 /// 4·n + 4`), then the segments' direction codes of the three polylines (2 bytes per segment,
 /// and room for `n / 2` wrapped, each) and the window's (`2·n` bytes): `≤ 8·n` bytes, `2·n`
-/// words — within `8·n` for the `n ≥ MIN_POINTS` the check looks at.
-pub const BOX_WORDS: usize = 8;
+/// words, later (the codes done with) the coordinates of both borders one array per axis
+/// (`4·n` words, `near_segments_cross`) — within `9·n` for the `n ≥ MIN_POINTS` the check
+/// looks at.
+pub const BOX_WORDS: usize = 9;
 
 /// Words of box scratch per point of the CUDA twin (`TG_BOX_WORDS` of `validity.cuh`, the row of
 /// the plan's segment-box buffer): the 12 words of segment boxes only, as the twin tests the near
@@ -603,8 +608,10 @@ fn block_crossing(
 /// Pairs at cyclic index gap at most `near` (points) or `near + 1` (segments) are all tested:
 /// of one polyline, all but those a monotone run proves apart (`same_line_crosses`, the pairs
 /// [`segments_intersect`]'s box test would reject); of the two borders, box by box over whole
-/// arrays of block boxes that stand for all the segment pairs in them (`near_blocks_cross`);
-/// farther ones only when their points are within `reach`:
+/// arrays of block boxes that stand for all the segment pairs in them (`near_blocks_cross`),
+/// or, when the centre's mean segment is longer than the track is wide, the gaps `−3..=3`
+/// segment by segment by [`segments_intersect`]'s own orientations (`near_segments_cross`)
+/// and the rest by blocks (`far_blocks_cross`); farther ones only when their points are within `reach`:
 /// - two segments that meet at `x` (of any two of the three polylines) have endpoints within
 ///   half their length of `x`, and every border point lies `hw·|normal|` from the centre point
 ///   of its index, so the centre points of those endpoints are within `2·hw + longest` of each
@@ -630,8 +637,8 @@ fn close_pairs_pass(
     let n = pts.len();
     let polylines = [pts, &border[..n], &border[n..2 * n]];
     let nb = blocks_of(n);
-    let (block_words, rest) = seg_boxes.split_at_mut(8 * nb);
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(rest);
+    let (block_words, after_blocks) = seg_boxes.split_at_mut(8 * nb);
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut *after_blocks);
     // Direction codes of each polyline (`2·n` bytes each and room for `n / 2` codes wrapped),
     // then the window's.
     let stride = 2 * (n + n / 2);
@@ -693,6 +700,23 @@ fn close_pairs_pass(
             segments_intersect(outer[k], outer[next(k)], inner[m], inner[next(m)])
         };
         if (0..nb).any(|d| block_crossing(n, outer_blocks, inner_blocks, d, false, &mut cross)) {
+            return false;
+        }
+    } else if thickness.total > 2.0 * n as f32 * hw && seg_near > NEAR_SEGMENT_GAPS {
+        // Segments longer than the track is wide on average: block boxes a few blocks apart
+        // meet more often than not, so the gaps up to `NEAR_SEGMENT_GAPS` go segment by segment
+        // (`near_segments_cross`) and only the farther ones by blocks (`far_blocks_cross`).
+        // Either way every pair of the gaps to `seg_near` is tested (the choice is for speed).
+        if near_segments_cross(outer, inner, NEAR_SEGMENT_GAPS, after_blocks)
+            || far_blocks_cross(
+                outer,
+                outer_blocks,
+                inner,
+                inner_blocks,
+                NEAR_SEGMENT_GAPS + 1,
+                seg_near,
+            )
+        {
             return false;
         }
     } else if near_blocks_cross(outer, outer_blocks, inner, inner_blocks, 0, seg_near, false) {
@@ -815,6 +839,131 @@ fn near_blocks_cross(
     near_block_pairs(n, a_blocks, b_blocks, lo, hi, same, &mut |k, m| {
         segments_intersect(a[k], a[next(k)], b[m], b[next(m)])
     })
+}
+
+/// Segment gaps of the outer border with the inner that [`near_segments_cross`] tests when
+/// segments are long for the width: `−3..=3`, where the blocks' boxes meet most (the farther
+/// gaps, by block shifts `|d| ≥ 2`, are rejected mostly by their boxes).
+const NEAR_SEGMENT_GAPS: usize = 3;
+
+/// [`near_blocks_cross`] of two different polylines for the gaps `g` with `lo ≤ |g| ≤ hi`
+/// only (`lo ≥ 2`, `hi ≤ n / 2`): by [`near_blocks_cross`]'s doc, segment `k` and segment
+/// `(k ± g) mod n` lie in blocks whose index difference is, for `+g`, one of `⌊g / 2⌋`,
+/// `⌈g / 2⌉`, `⌊g / 2⌋ + 1`, so at least `⌊lo / 2⌋`, and for `−g` one of `−⌈g / 2⌉`,
+/// `−⌊g / 2⌋`, `−⌊g / 2⌋ − 1`, so at most `−⌊lo / 2⌋`: the shifts `d` with `⌊lo / 2⌋ ≤ |d| ≤
+/// d_hi` (modulo `nb`) hold them all, and [`block_crossing`] tests every pair in those.
+fn far_blocks_cross(
+    a: &[Vec2],
+    a_blocks: SegBoxes<'_>,
+    b: &[Vec2],
+    b_blocks: SegBoxes<'_>,
+    lo: usize,
+    hi: usize,
+) -> bool {
+    let n = a.len();
+    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    let mut cross = |k: usize, m: usize| segments_intersect(a[k], a[next(k)], b[m], b[next(m)]);
+    let nb = a_blocks.lo_x.len();
+    let d_hi = if n % BLOCK == 0 {
+        hi.div_ceil(BLOCK)
+    } else {
+        hi / BLOCK + 1
+    };
+    let d_lo = lo / BLOCK;
+    if 2 * d_hi + 1 >= nb {
+        return (0..nb).any(|d| block_crossing(n, a_blocks, b_blocks, d, false, &mut cross));
+    }
+    (d_lo..=d_hi).any(|d| {
+        block_crossing(n, a_blocks, b_blocks, d, false, &mut cross)
+            || block_crossing(n, a_blocks, b_blocks, nb - d, false, &mut cross)
+    })
+}
+
+/// `orient` of [`segments_intersect`] (twice the signed area of `a, b, c`), the same
+/// operations in the same order on the coordinates, so the same bits.
+#[inline(always)]
+fn orient_xy(ax: f32, ay: f32, bx: f32, by: f32, cx: f32, cy: f32) -> f32 {
+    (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+}
+
+/// Whether [`segments_intersect`]`(a0, a1, b0, b1)` is false for certain, branch-free (1 when
+/// not certain): none of its four orientations (`orient_xy`, the same bits) is 0 and the pair
+/// does not straddle both ways. Its touching tests each need an orientation equal to 0, and
+/// its box test can only turn a true verdict false, so with no orientation 0 its verdict is
+/// exactly its straddle test: `o1`, `o2` of opposite strict signs and `o3`, `o4` alike. Here a
+/// straddle is read off the sign bits (`o1 ^ o2` negative), which for two nonzero numbers is
+/// the same; a NaN may read either way, and the verdict is still false, as the straddle test
+/// fails on a NaN. The other pairs (an orientation exactly 0, or a crossing) are left to
+/// [`segments_intersect`] itself.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn not_surely_apart(
+    a0x: f32,
+    a0y: f32,
+    a1x: f32,
+    a1y: f32,
+    b0x: f32,
+    b0y: f32,
+    b1x: f32,
+    b1y: f32,
+) -> u32 {
+    let o1 = orient_xy(a0x, a0y, a1x, a1y, b0x, b0y);
+    let o2 = orient_xy(a0x, a0y, a1x, a1y, b1x, b1y);
+    let o3 = orient_xy(b0x, b0y, b1x, b1y, a0x, a0y);
+    let o4 = orient_xy(b0x, b0y, b1x, b1y, a1x, a1y);
+    let some_zero =
+        u32::from(o1 == 0.0) | u32::from(o2 == 0.0) | u32::from(o3 == 0.0) | u32::from(o4 == 0.0);
+    let both_straddle = ((o1.to_bits() ^ o2.to_bits()) & (o3.to_bits() ^ o4.to_bits())) >> 31;
+    some_zero | both_straddle
+}
+
+/// Whether segment `k` of `a` meets segment `(k ± g) mod n` of `b` for some `k` and some gap
+/// `g ≤ hi` (`2·hi + 1 < n`; `a`, `b` of `n` points each, segment `k` from point `k` to `k + 1
+/// mod n`): every such pair is put to [`not_surely_apart`], eight at a time over the coordinates
+/// copied into `words` (`4·n`, one array per axis of each polyline), and the pairs it does not
+/// clear to [`segments_intersect`] — so the verdict is exactly that of testing each pair with
+/// [`segments_intersect`]. For the gap `+g` the pairs are (segment `k` of `a`, `k + g` of `b`),
+/// for `−g` (`k + g` of `a`, `k` of `b`); the `g + 1` pairs whose indices wrap go one by one.
+fn near_segments_cross(a: &[Vec2], b: &[Vec2], hi: usize, words: &mut [f32]) -> bool {
+    let n = a.len();
+    let (ax, rest) = words[..4 * n].split_at_mut(n);
+    let (ay, rest) = rest.split_at_mut(n);
+    let (bx, by) = rest.split_at_mut(n);
+    for (k, (p, q)) in a.iter().zip(b).enumerate() {
+        (ax[k], ay[k], bx[k], by[k]) = (p[0], p[1], q[0], q[1]);
+    }
+    let (ax, ay, bx, by) = (&*ax, &*ay, &*bx, &*by);
+    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    // Segment `k + sa` of `a` with `k + sb` of `b` for every `k` (one of `sa`, `sb` is 0).
+    let shifted = |sa: usize, sb: usize| {
+        let s = sa.max(sb);
+        let m = n - s - 1;
+        let (a0x, a1x, a0y, a1y) = (
+            &ax[sa..sa + m],
+            &ax[sa + 1..sa + 1 + m],
+            &ay[sa..sa + m],
+            &ay[sa + 1..sa + 1 + m],
+        );
+        let (b0x, b1x, b0y, b1y) = (
+            &bx[sb..sb + m],
+            &bx[sb + 1..sb + 1 + m],
+            &by[sb..sb + m],
+            &by[sb + 1..sb + 1 + m],
+        );
+        let mut open = 0u32;
+        for t in 0..m {
+            open |= not_surely_apart(
+                a0x[t], a0y[t], a1x[t], a1y[t], b0x[t], b0y[t], b1x[t], b1y[t],
+            );
+        }
+        let cross = |k: usize, m: usize| segments_intersect(a[k], a[next(k)], b[m], b[next(m)]);
+        (open != 0 && (0..m).any(|t| cross(t + sa, t + sb)))
+            || (m..n).any(|t| {
+                let (k, l) = (t + sa, t + sb);
+                cross(if k < n { k } else { k - n }, if l < n { l } else { l - n })
+            })
+    };
+    (0..=hi).any(|g| shifted(0, g) || (g > 0 && shifted(g, 0)))
 }
 
 /// [`near_blocks_cross`] with the segment test `cross(k, m)` (segment `k` of the first
@@ -1377,6 +1526,93 @@ mod tests {
             ));
         }
         assert_both_verdicts(&verdicts, 200);
+    }
+
+    /// `not_surely_apart` clears only pairs `segments_intersect` rejects: on segments with ends
+    /// on a small integer grid (touching ends, ends on the other segment, collinear overlaps:
+    /// orientations exactly 0), crossing and apart ones, near and far from the origin; and it
+    /// leaves the touching pairs (no straddle, an orientation 0) to the exact test.
+    #[test]
+    fn surely_apart_pairs_do_not_meet() {
+        let mut unit = uniform(0x7f4a_7c15_u32);
+        let (mut touching, mut cleared) = (0, 0);
+        for case in 0..200_000 {
+            let offset = [0.0f32, 1.5e3, -2.0e5][case % 3];
+            let scale = [1.0f32, 0.5, 3.0][case / 3 % 3];
+            let mut p = || {
+                let c = |u: f32| offset + scale * (u * 5.0).floor();
+                Vec2::new(c(unit()), c(unit()))
+            };
+            let (a0, a1, b0, b1) = (p(), p(), p(), p());
+            let open = not_surely_apart(a0[0], a0[1], a1[0], a1[1], b0[0], b0[1], b1[0], b1[1]);
+            let meet = segments_intersect(a0, a1, b0, b1);
+            assert!(
+                open == 1 || !meet,
+                "case {case}: {a0:?} {a1:?} {b0:?} {b1:?}"
+            );
+            cleared += usize::from(open == 0);
+            let o = [
+                orient_xy(a0[0], a0[1], a1[0], a1[1], b0[0], b0[1]),
+                orient_xy(a0[0], a0[1], a1[0], a1[1], b1[0], b1[1]),
+            ];
+            touching += usize::from(meet && o.contains(&0.0));
+        }
+        assert!(
+            touching > 1000 && cleared > 1000,
+            "{touching} touching, {cleared} cleared"
+        );
+    }
+
+    /// The outer-with-inner gaps taken segment by segment (`near_segments_cross`, for segments
+    /// longer on average than the track is wide) decide as the all-pairs scan: half widths from a
+    /// twentieth to under half the spacing, zig-zags and lobes that fold the borders across each
+    /// other a few segments apart (crossings at every near gap), and coordinates snapped to a
+    /// metre grid (orientations exactly 0: collinear and touching pairs), near and far from the
+    /// origin, odd and even point counts (the pairs across the wrap of the indices).
+    #[test]
+    fn near_segments_match_all_pairs() {
+        let mut unit = uniform(0x1b87_3593_u32);
+        let mut verdicts = Vec::new();
+        let mut by_segments = 0;
+        for case in 0..3000 {
+            let n = 16 + (case / 4) % 90;
+            let offset = [0.0f32, 2.0e3, 1.0e5, -4.0e4][case % 4];
+            let spacing = 5.0;
+            let r0 = n as f32 * spacing / crate::math::TAU;
+            let shape = (case / 5) % 3;
+            let amp = spacing * (0.02 + 0.6 * unit());
+            let lobes = (2 + case % 4) as f32;
+            let snap = case % 3 == 0;
+            let pts: Vec<Vec2> = (0..n)
+                .map(|k| {
+                    let t = k as f32 / n as f32 * crate::math::TAU;
+                    let (s, c) = crate::math::sin_cos(t);
+                    let r = match shape {
+                        // A zig-zag round a circle: every other point pushed out.
+                        0 => r0 + if k % 2 == 0 { amp } else { -amp },
+                        // Lobes whose inner bends fold a few points long.
+                        1 => {
+                            let (sl, _) = crate::math::sin_cos(lobes * t);
+                            r0 * (1.0 + 0.7 * sl)
+                        }
+                        // A circle with points pushed in or out at random.
+                        _ => r0 + amp * (unit() - 0.5),
+                    };
+                    let (x, y) = (r * c, r * s);
+                    let (x, y) = if snap { (x.round(), y.round()) } else { (x, y) };
+                    Vec2::new(offset + x, offset + y)
+                })
+                .collect();
+            let hw = spacing * (0.05 + 0.4 * unit());
+            let scan = all_pairs_scan(&pts, hw, &format!("case {case}, shape {shape}"));
+            let total: f32 = (0..n).map(|k| dist(pts[k], pts[(k + 1) % n])).sum();
+            if total > 2.0 * n as f32 * hw && 2 * (scan.near + 1) + 1 < n {
+                by_segments += 1;
+            }
+            verdicts.push(scan.verdict);
+        }
+        assert!(by_segments > 2000, "{by_segments} cases by segments");
+        assert_both_verdicts(&verdicts, 300);
     }
 
     /// The monotone-run shortcut of the same-polyline near gaps (`same_line_crosses`) decides as
