@@ -32,6 +32,21 @@ TG_HD inline float tg_closed_length(const tg_vec2* pts, tg_u32 n) {
     return total;
 }
 
+// The point count for `units` spacings' worth of curve: round(units) clamped to
+// [TG_MIN_POINTS, n_max] (negative or NaN: TG_MIN_POINTS).
+TG_HD inline tg_u32 tg_point_count(float units, tg_u32 n_max) {
+    float wanted = tg_round_small(units);
+    if (wanted >= (float)n_max) {
+        return n_max;
+    }
+    // wanted < n_max here, so the saturating u64 conversion fits a u32 after the clamp.
+    tg_u64 w = tg_f32_to_u64(wanted);
+    if (w < TG_MIN_POINTS) {
+        w = TG_MIN_POINTS;
+    }
+    return w < n_max ? (tg_u32)w : n_max;
+}
+
 // Resamples the closed polyline raw[0..n) at constant spacing into out[0..n_max); returns the
 // count (0 when raw has fewer than 3 points, a zero length or non-finite points).
 TG_HD inline tg_u32 tg_resample_closed(const tg_vec2* raw, tg_u32 n, float spacing_m, tg_vec2* out,
@@ -43,18 +58,7 @@ TG_HD inline tg_u32 tg_resample_closed(const tg_vec2* raw, tg_u32 n, float spaci
     if (!(tg_is_finite(length) && length > 0.0f)) {
         return 0u;
     }
-    float wanted = tg_round_small(length / spacing_m);
-    tg_u32 count;
-    if (wanted >= (float)n_max) {
-        count = n_max;
-    } else {
-        // wanted < n_max here, so the saturating u64 conversion fits a u32 after the clamp.
-        tg_u64 w = tg_f32_to_u64(wanted);
-        if (w < TG_MIN_POINTS) {
-            w = TG_MIN_POINTS;
-        }
-        count = w < n_max ? (tg_u32)w : n_max;
-    }
+    tg_u32 count = tg_point_count(length / spacing_m, n_max);
     float step = length / (float)count;
     tg_u32 seg = 0u;
     float seg_start = 0.0f;
@@ -208,17 +212,7 @@ TG_HD inline tg_u32 tg_resample_adaptive(const tg_vec2* raw, tg_u32 n, float min
         float l = (w_max - w_ceil) / (w_max - w_mean);
         lambda = l > lambda ? l : lambda;
     }
-    float wanted = tg_round_small(warped);
-    tg_u32 count;
-    if (wanted >= (float)n_max) {
-        count = n_max;
-    } else {
-        tg_u64 c = tg_f32_to_u64(wanted);
-        if (c < TG_MIN_POINTS) {
-            c = TG_MIN_POINTS;
-        }
-        count = c < n_max ? (tg_u32)c : n_max;
-    }
+    tg_u32 count = tg_point_count(warped, n_max);
     float step = warped / (float)count;
     if (lambda != 0.0f || !tg_is_finite(w_mean)) {
         tg_warped_rows(len, w, e_start, e_end, k.w_lo, warp, n, lambda, w_mean);

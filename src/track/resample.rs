@@ -256,13 +256,7 @@ pub fn resample_adaptive(
         let l = (w_max - w_ceil) / (w_max - w_mean);
         lambda = if l > lambda { l } else { lambda };
     }
-    let n_max = out.len();
-    let wanted = crate::math::round_small(warped);
-    let count = if wanted >= n_max as f32 {
-        n_max
-    } else {
-        (wanted as usize).max(MIN_POINTS).min(n_max)
-    };
+    let count = point_count(warped, out.len());
     let step = warped / count as f32;
     // The warped lengths at the blended densities. `w + 0 · (w̄ − w)` is `w` for the finite
     // densities and a finite mean, so without a blend the rows stand as they are.
@@ -333,13 +327,7 @@ pub fn resample_closed(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2]) -> usize 
     if !(length.is_finite() && length > 0.0) {
         return 0;
     }
-    let n_max = out.len();
-    let wanted = crate::math::round_small(length / spacing_m);
-    let count = if wanted >= n_max as f32 {
-        n_max
-    } else {
-        (wanted as usize).max(MIN_POINTS).min(n_max)
-    };
+    let count = point_count(length / spacing_m, out.len());
     let step = length / count as f32;
     // The current segment `a → b` (from raw[seg]) rolls along the polyline: each point is read
     // once and each length computed as `seg_length` does.
@@ -364,6 +352,17 @@ pub fn resample_closed(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2]) -> usize 
         *o = Vec2::new(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t);
     }
     count
+}
+
+/// The point count for `units` spacings' worth of curve: `round(units)` clamped to
+/// `[MIN_POINTS, n_max]` (a negative or NaN `units` gives `MIN_POINTS`).
+fn point_count(units: f32, n_max: usize) -> usize {
+    let wanted = crate::math::round_small(units);
+    if wanted >= n_max as f32 {
+        n_max
+    } else {
+        (wanted as usize).max(MIN_POINTS).min(n_max)
+    }
 }
 
 /// `i + 1` modulo `n` for `i < n`, without a division.

@@ -834,11 +834,22 @@ fn near_blocks_cross(
     hi: usize,
     same: bool,
 ) -> bool {
+    near_block_pairs(
+        a.len(),
+        a_blocks,
+        b_blocks,
+        lo,
+        hi,
+        same,
+        &mut segment_pair(a, b),
+    )
+}
+
+/// Whether segment `k` of the closed polyline `a` meets segment `m` of `b` (as long as `a`).
+fn segment_pair<'p>(a: &'p [Vec2], b: &'p [Vec2]) -> impl FnMut(usize, usize) -> bool + 'p {
     let n = a.len();
-    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
-    near_block_pairs(n, a_blocks, b_blocks, lo, hi, same, &mut |k, m| {
-        segments_intersect(a[k], a[next(k)], b[m], b[next(m)])
-    })
+    let next = move |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    move |k, m| segments_intersect(a[k], a[next(k)], b[m], b[next(m)])
 }
 
 /// Segment gaps of the outer border with the inner that [`near_segments_cross`] tests when
@@ -861,8 +872,7 @@ fn far_blocks_cross(
     hi: usize,
 ) -> bool {
     let n = a.len();
-    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
-    let mut cross = |k: usize, m: usize| segments_intersect(a[k], a[next(k)], b[m], b[next(m)]);
+    let mut cross = segment_pair(a, b);
     let nb = a_blocks.lo_x.len();
     let d_hi = if n % BLOCK == 0 {
         hi.div_ceil(BLOCK)
