@@ -611,7 +611,8 @@ fn block_crossing(
 /// arrays of block boxes that stand for all the segment pairs in them (`near_blocks_cross`),
 /// or, when the centre's mean segment is longer than the track is wide, the gaps `−3..=3`
 /// segment by segment by [`segments_intersect`]'s own orientations (`near_segments_cross`)
-/// and the rest by blocks (`far_blocks_cross`); farther ones only when their points are within `reach`:
+/// and the rest by blocks (`near_blocks_cross` from the next gap); farther ones only when
+/// their points are within `reach`:
 /// - two segments that meet at `x` (of any two of the three polylines) have endpoints within
 ///   half their length of `x`, and every border point lies `hw·|normal|` from the centre point
 ///   of its index, so the centre points of those endpoints are within `2·hw + longest` of each
@@ -695,26 +696,24 @@ fn close_pairs_pass(
     );
     if 2 * seg_near + 1 >= n {
         // Every pair of blocks, so every pair of segments (outer with inner takes both orders).
-        let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
-        let mut cross = |k: usize, m: usize| {
-            segments_intersect(outer[k], outer[next(k)], inner[m], inner[next(m)])
-        };
+        let mut cross = segment_pair(outer, inner);
         if (0..nb).any(|d| block_crossing(n, outer_blocks, inner_blocks, d, false, &mut cross)) {
             return false;
         }
     } else if thickness.total > 2.0 * n as f32 * hw && seg_near > NEAR_SEGMENT_GAPS {
         // Segments longer than the track is wide on average: block boxes a few blocks apart
         // meet more often than not, so the gaps up to `NEAR_SEGMENT_GAPS` go segment by segment
-        // (`near_segments_cross`) and only the farther ones by blocks (`far_blocks_cross`).
+        // (`near_segments_cross`) and only the farther ones by blocks (`near_blocks_cross` from the next gap).
         // Either way every pair of the gaps to `seg_near` is tested (the choice is for speed).
         if near_segments_cross(outer, inner, NEAR_SEGMENT_GAPS, after_blocks)
-            || far_blocks_cross(
+            || near_blocks_cross(
                 outer,
                 outer_blocks,
                 inner,
                 inner_blocks,
                 NEAR_SEGMENT_GAPS + 1,
                 seg_near,
+                false,
             )
         {
             return false;
@@ -818,8 +817,9 @@ fn gap_pairs_fail(
 /// wrap, by the same modulo `nb` when `n` is even, and when `n` is odd (the last block holds
 /// only segment `n − 1`) by `⌈g / 2⌉` or `⌊g / 2⌋ + 1` for `g > 0` and by `−⌈|g| / 2⌉` or
 /// `−⌊|g| / 2⌋ − 1` for `g < 0`. So every such pair lies in a block pair `(j, (j + d) mod nb)`
-/// with `d` from `⌊lo / 2⌋` (or `−d_hi`) to `d_hi = ⌈hi / 2⌉` (`⌊hi / 2⌋ + 1` for odd `n`),
-/// and [`block_crossing`] tests all of those, each block pair's boxes first. A block's box is
+/// with `d` from `⌊lo / 2⌋` to `d_hi = ⌈hi / 2⌉` (`⌊hi / 2⌋ + 1` for odd `n`) — for two
+/// polylines, where `−g` gives `−⌈g / 2⌉`, `−⌊g / 2⌋` or `−⌊g / 2⌋ − 1`, with `|d|` in that
+/// range — and [`block_crossing`] tests all of those, each block pair's boxes first. A block's box is
 /// the exact union of its segments' boxes, so block boxes apart leave every segment pair in them
 /// apart — rejected by [`segments_intersect`]'s own first test — and block boxes that meet have
 /// all their segment pairs tested. The pairs tested besides (other gaps between segments of the
@@ -846,7 +846,7 @@ fn near_blocks_cross(
 }
 
 /// Whether segment `k` of the closed polyline `a` meets segment `m` of `b` (as long as `a`).
-fn segment_pair<'p>(a: &'p [Vec2], b: &'p [Vec2]) -> impl FnMut(usize, usize) -> bool + 'p {
+fn segment_pair<'p>(a: &'p [Vec2], b: &'p [Vec2]) -> impl Fn(usize, usize) -> bool + 'p {
     let n = a.len();
     let next = move |k: usize| if k + 1 == n { 0 } else { k + 1 };
     move |k, m| segments_intersect(a[k], a[next(k)], b[m], b[next(m)])
@@ -856,38 +856,6 @@ fn segment_pair<'p>(a: &'p [Vec2], b: &'p [Vec2]) -> impl FnMut(usize, usize) ->
 /// segments are long for the width: `−3..=3`, where the blocks' boxes meet most (the farther
 /// gaps, by block shifts `|d| ≥ 2`, are rejected mostly by their boxes).
 const NEAR_SEGMENT_GAPS: usize = 3;
-
-/// [`near_blocks_cross`] of two different polylines for the gaps `g` with `lo ≤ |g| ≤ hi`
-/// only (`lo ≥ 2`, `hi ≤ n / 2`): by [`near_blocks_cross`]'s doc, segment `k` and segment
-/// `(k ± g) mod n` lie in blocks whose index difference is, for `+g`, one of `⌊g / 2⌋`,
-/// `⌈g / 2⌉`, `⌊g / 2⌋ + 1`, so at least `⌊lo / 2⌋`, and for `−g` one of `−⌈g / 2⌉`,
-/// `−⌊g / 2⌋`, `−⌊g / 2⌋ − 1`, so at most `−⌊lo / 2⌋`: the shifts `d` with `⌊lo / 2⌋ ≤ |d| ≤
-/// d_hi` (modulo `nb`) hold them all, and [`block_crossing`] tests every pair in those.
-fn far_blocks_cross(
-    a: &[Vec2],
-    a_blocks: SegBoxes<'_>,
-    b: &[Vec2],
-    b_blocks: SegBoxes<'_>,
-    lo: usize,
-    hi: usize,
-) -> bool {
-    let n = a.len();
-    let mut cross = segment_pair(a, b);
-    let nb = a_blocks.lo_x.len();
-    let d_hi = if n % BLOCK == 0 {
-        hi.div_ceil(BLOCK)
-    } else {
-        hi / BLOCK + 1
-    };
-    let d_lo = lo / BLOCK;
-    if 2 * d_hi + 1 >= nb {
-        return (0..nb).any(|d| block_crossing(n, a_blocks, b_blocks, d, false, &mut cross));
-    }
-    (d_lo..=d_hi).any(|d| {
-        block_crossing(n, a_blocks, b_blocks, d, false, &mut cross)
-            || block_crossing(n, a_blocks, b_blocks, nb - d, false, &mut cross)
-    })
-}
 
 /// `orient` of [`segments_intersect`] (twice the signed area of `a, b, c`), the same
 /// operations in the same order on the coordinates, so the same bits.
@@ -943,7 +911,7 @@ fn near_segments_cross(a: &[Vec2], b: &[Vec2], hi: usize, words: &mut [f32]) -> 
         (ax[k], ay[k], bx[k], by[k]) = (p[0], p[1], q[0], q[1]);
     }
     let (ax, ay, bx, by) = (&*ax, &*ay, &*bx, &*by);
-    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    let cross = segment_pair(a, b);
     // Segment `k + sa` of `a` with `k + sb` of `b` for every `k` (one of `sa`, `sb` is 0).
     let shifted = |sa: usize, sb: usize| {
         let s = sa.max(sb);
@@ -966,7 +934,6 @@ fn near_segments_cross(a: &[Vec2], b: &[Vec2], hi: usize, words: &mut [f32]) -> 
                 a0x[t], a0y[t], a1x[t], a1y[t], b0x[t], b0y[t], b1x[t], b1y[t],
             );
         }
-        let cross = |k: usize, m: usize| segments_intersect(a[k], a[next(k)], b[m], b[next(m)]);
         (open != 0 && (0..m).any(|t| cross(t + sa, t + sb)))
             || (m..n).any(|t| {
                 let (k, l) = (t + sa, t + sb);
@@ -997,7 +964,10 @@ fn near_block_pairs(
     if d_hi - d_lo + 1 >= nb as isize {
         return (0..nb).any(|d| block_crossing(n, a_blocks, b_blocks, d, same, cross));
     }
-    (d_lo..=d_hi).any(|d| {
+    // Two polylines: the gaps `±g`, `g ≥ lo`, lie in shifts `|d| ≥ ⌊lo / 2⌋` (see
+    // `near_blocks_cross`).
+    let d_min = (lo / BLOCK) as isize;
+    (d_lo..=d_hi).filter(|d| d.abs() >= d_min).any(|d| {
         let d = d.rem_euclid(nb as isize) as usize;
         block_crossing(n, a_blocks, b_blocks, d, same, cross)
     })
@@ -1434,30 +1404,33 @@ mod tests {
                     if same && hi < 4 || !same && 2 * hi + 1 >= n {
                         continue;
                     }
-                    let lo = if same { 4 } else { 0 };
-                    let mut seen = std::collections::BTreeSet::new();
-                    let found = near_block_pairs(n, blocks, blocks, lo, hi, same, &mut |k, m| {
-                        seen.insert((k, m));
-                        false
-                    });
-                    assert!(!found);
-                    for k in 0..n {
-                        for g in lo..=hi {
-                            let m = (k + g) % n;
-                            assert!(
-                                seen.contains(&(k, m)) || same && seen.contains(&(m, k)),
-                                "n {n}, gaps {lo}..={hi}, same {same}: {k},{m} missed"
-                            );
-                            if !same {
-                                let m = (k + n - g) % n;
-                                assert!(seen.contains(&(k, m)), "n {n}, {hi}: {k},{m} missed");
+                    // Two polylines take a lower bound too (the pass from the next gap).
+                    for &lo in if same { &[4usize][..] } else { &[0, 4][..] } {
+                        let mut seen = std::collections::BTreeSet::new();
+                        let found =
+                            near_block_pairs(n, blocks, blocks, lo, hi, same, &mut |k, m| {
+                                seen.insert((k, m));
+                                false
+                            });
+                        assert!(!found);
+                        for k in 0..n {
+                            for g in lo..=hi {
+                                let m = (k + g) % n;
+                                assert!(
+                                    seen.contains(&(k, m)) || same && seen.contains(&(m, k)),
+                                    "n {n}, gaps {lo}..={hi}, same {same}: {k},{m} missed"
+                                );
+                                if !same {
+                                    let m = (k + n - g) % n;
+                                    assert!(seen.contains(&(k, m)), "n {n}, {hi}: {k},{m} missed");
+                                }
                             }
                         }
-                    }
-                    if same {
-                        for &(k, m) in &seen {
-                            let gap = k.abs_diff(m).min(n - k.abs_diff(m));
-                            assert!(gap > 1, "n {n}: {k},{m} are neighbours");
+                        if same {
+                            for &(k, m) in &seen {
+                                let gap = k.abs_diff(m).min(n - k.abs_diff(m));
+                                assert!(gap > 1, "n {n}: {k},{m} are neighbours");
+                            }
                         }
                     }
                 }
