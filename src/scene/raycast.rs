@@ -226,10 +226,6 @@ pub fn cast_rays(
         RayEnvs::PerRay(e) => e[i] as usize,
         RayEnvs::Blocks { rays_per_env } => i / rays_per_env,
     };
-    let lanes = std::env::var("TRACKGEN_RAY_LANES")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or(LANES);
     launch.install(|| {
         out.distance
             .par_chunks_mut(CHUNK)
@@ -237,176 +233,17 @@ pub fn cast_rays(
             .zip(out.steps.par_chunks_mut(CHUNK))
             .enumerate()
             .for_each(|(c, ((dist, hit), steps))| {
-                let rays = Batch {
-                    view,
-                    env_of: &env_of,
-                    origins,
-                    dirs,
-                    opts,
-                    first: c * CHUNK,
-                };
-                let out = RayOutputs {
-                    distance: dist,
-                    hit,
-                    steps,
-                };
-                match lanes {
-                    0 => {
-                        for j in 0..out.distance.len() {
-                            let i = c * CHUNK + j;
-                            let env = &view.envs[env_of(i)];
-                            let (d, h, s) = cast_one(view, env, origins[i], dirs[i], opts);
-                            out.distance[j] = d;
-                            out.hit[j] = h;
-                            out.steps[j] = s;
-                        }
-                    }
-                    1 => cast_lanes::<1, _>(&rays, out),
-                    2 => cast_lanes::<2, _>(&rays, out),
-                    4 => cast_lanes::<4, _>(&rays, out),
-                    6 => cast_lanes::<6, _>(&rays, out),
-                    16 => cast_lanes::<16, _>(&rays, out),
-                    _ => cast_lanes::<8, _>(&rays, out),
+                for j in 0..dist.len() {
+                    let i = c * CHUNK + j;
+                    let env = &view.envs[env_of(i)];
+                    let (d, h, s) = cast_one(view, env, origins[i], dirs[i], opts);
+                    dist[j] = d;
+                    hit[j] = h;
+                    steps[j] = s;
                 }
             })
     });
     Ok(())
-}
-
-/// Rays in flight on a thread in [`cast_rays`] (see [`Lane`]).
-const LANES: usize = 8;
-
-/// A range of a call's rays: ray `first + j` for output element `j`.
-struct Batch<'a, 'v, F> {
-    view: &'a PoolView<'v>,
-    env_of: &'a F,
-    origins: &'a [[f32; 3]],
-    dirs: &'a [[f32; 3]],
-    opts: &'a CastOptions,
-    first: usize,
-}
-
-/// Casts a batch's rays with `L` in flight at a time: each round advances every live lane by
-/// one step, and a lane whose ray is decided takes the batch's next ray. A ray's march is a
-/// chain of dependent loads and arithmetic (find the leaf, load its samples, bound, step);
-/// the steps of different rays are independent, so the core overlaps them. Each ray runs
-/// [`cast_one`]'s steps in its order, so its result is `cast_one`'s.
-fn cast_lanes<const L: usize, F: Fn(usize) -> usize>(rays: &Batch<F>, out: RayOutputs) {
-    let n = out.distance.len();
-    let mut next = 0usize;
-    // The next ray that needs a march, writing the results of those decided at the start.
-    let mut take = |out: &mut RayOutputs| -> Option<Lane> {
-        while next < n {
-            let j = next;
-            next += 1;
-            let i = rays.first + j;
-            let env = &rays.view.envs[(rays.env_of)(i)];
-            match start(rays.view, env, rays.origins[i], rays.dirs[i], rays.opts) {
-                Ok((march, lo, hi)) => {
-                    return Some(Lane {
-                        march,
-                        ray: j,
-                        h: env.voxel_size,
-                        t: lo,
-                        hi,
-                        step: 0,
-                        walk: None,
-                    })
-                }
-                Err((d, h, s)) => {
-                    out.distance[j] = d;
-                    out.hit[j] = h;
-                    out.steps[j] = s;
-                }
-            }
-        }
-        None
-    };
-    let mut out = out;
-    let mut lanes: [Option<Lane>; L] = std::array::from_fn(|_| None);
-    let mut live = 0;
-    for lane in lanes.iter_mut() {
-        *lane = take(&mut out);
-        live += usize::from(lane.is_some());
-    }
-    while live > 0 {
-        for slot in lanes.iter_mut() {
-            let Some(lane) = slot else {
-                continue;
-            };
-            if let Some((d, h, s)) = lane.advance(rays.opts) {
-                let j = lane.ray;
-                out.distance[j] = d;
-                out.hit[j] = h;
-                out.steps[j] = s;
-                *slot = take(&mut out);
-                live -= usize::from(slot.is_none());
-            }
-        }
-    }
-}
-
-/// One ray in flight in [`cast_lanes`]: its march and where [`cast_one`]'s loop stands.
-struct Lane<'a, 'v> {
-    march: March<'a, 'v>,
-    /// The ray's output element.
-    ray: usize,
-    /// The env's voxel size, metres.
-    h: f32,
-    /// The ray parameter reached (voxels).
-    t: f32,
-    /// The domain's far side or `max_distance` (voxels).
-    hi: f32,
-    /// Steps taken.
-    step: u32,
-    /// The cell walk in progress, if any.
-    walk: Option<WalkAt>,
-}
-
-impl Lane<'_, '_> {
-    /// One step (a bound step or one cell of a walk): the ray's result once it is decided.
-    /// The same checks and steps, in the same order, as [`cast_one`]: there a walk of `taken`
-    /// cells with `budget = max_steps − step` cells left runs in one call; here each cell is a
-    /// step, and the budget is spent when `step` reaches `max_steps`.
-    #[inline(always)]
-    fn advance(&mut self, opts: &CastOptions) -> Option<(f32, u8, u32)> {
-        if let Some(at) = &mut self.walk {
-            if self.step == opts.max_steps {
-                // `Walk::Leave(at.t)` with the budget spent: the march ends there.
-                return Some((at.t * self.h, BUDGET, opts.max_steps));
-            }
-            if at.t > self.hi {
-                return Some((opts.no_hit_value, MISS, self.step));
-            }
-            self.step += 1;
-            return match self.march.walk_cell(at, self.hi) {
-                None => None,
-                Some(Walk::Hit(t_hit)) => Some((t_hit * self.h, HIT, self.step)),
-                Some(Walk::Miss) => Some((opts.no_hit_value, MISS, self.step)),
-                Some(Walk::Leave(t_next)) => {
-                    self.t = t_next;
-                    self.walk = None;
-                    None
-                }
-            };
-        }
-        if self.step >= opts.max_steps {
-            return Some((self.t * self.h, BUDGET, opts.max_steps));
-        }
-        if self.t > self.hi {
-            return Some((opts.no_hit_value, MISS, self.step));
-        }
-        self.step += 1;
-        match self.march.bound_step(&mut self.t, self.hi) {
-            Step::Hit(t_hit) => Some((t_hit * self.h, HIT, self.step)),
-            Step::On => None,
-            Step::Walk => {
-                // A walk that cannot start (the clamped rim) is `Walk::Leave(t)` after no cell.
-                self.walk = self.march.walk_start(self.t);
-                None
-            }
-        }
-    }
 }
 
 /// `dir` scaled to unit length, or `None` for a zero (or non-finite) vector. Finite directions of
@@ -428,9 +265,6 @@ pub fn unit(dir: [f32; 3]) -> Option<[f32; 3]> {
 }
 
 /// Casts one ray against one env: `(distance, hit, steps)` with the module's contract.
-///
-/// [`cast_rays`] runs the same steps with several rays in flight on a thread (see [`Lane`]):
-/// its results equal this function's for every ray, bit for bit.
 pub fn cast_one(
     view: &PoolView,
     env: &EnvEntry,
@@ -438,54 +272,12 @@ pub fn cast_one(
     dir: [f32; 3],
     opts: &CastOptions,
 ) -> (f32, u8, u32) {
-    let (mut march, lo, hi) = match start(view, env, origin, dir, opts) {
-        Ok(started) => started,
-        Err(done) => return done,
-    };
-    let h = env.voxel_size;
-    let mut t = lo;
-    let mut step = 0;
-    while step < opts.max_steps {
-        if t > hi {
-            return (opts.no_hit_value, MISS, step);
-        }
-        step += 1;
-        match march.bound_step(&mut t, hi) {
-            Step::Hit(t_hit) => return (t_hit * h, HIT, step),
-            Step::On => {}
-            Step::Walk => {
-                // Still near: walk on cell by cell.
-                let (walk, taken) = march.walk(t, hi, opts.max_steps - step);
-                step += taken;
-                match walk {
-                    Walk::Hit(t_hit) => return (t_hit * h, HIT, step),
-                    Walk::Miss => return (opts.no_hit_value, MISS, step),
-                    Walk::Leave(t_next) => t = t_next,
-                }
-            }
-        }
-    }
-    (t * h, BUDGET, opts.max_steps)
-}
-
-/// A ray set up for its march: `Ok((march, lo, hi))` with the ray clipped to the env's domain
-/// `[lo, hi]` (voxel units along the unit direction), or `Err(result)` for a ray decided before
-/// any step (a bad ray, or one missing the domain).
-#[allow(clippy::result_large_err)]
-#[inline(always)]
-fn start<'a, 'v>(
-    view: &'a PoolView<'v>,
-    env: &EnvEntry,
-    origin: [f32; 3],
-    dir: [f32; 3],
-    opts: &CastOptions,
-) -> std::result::Result<(March<'a, 'v>, f32, f32), (f32, u8, u32)> {
     let miss = (opts.no_hit_value, MISS, 0);
     if !(origin.iter().chain(dir.iter()).all(|v| v.is_finite())) {
-        return Err(miss);
+        return miss;
     }
     let Some(d) = unit(dir) else {
-        return Err(miss);
+        return miss;
     };
     let h = env.voxel_size;
     let inv_h = 1.0 / h;
@@ -507,13 +299,13 @@ fn start<'a, 'v>(
             lo = fmax(lo, fmin(t0, t1));
             hi = fmin(hi, fmax(t0, t1));
         } else if !(p[a] >= 0.0 && p[a] <= rf) {
-            return Err(miss);
+            return miss;
         }
     }
     if lo.is_nan() || hi.is_nan() || lo > hi {
-        return Err(miss);
+        return miss;
     }
-    let march = March {
+    let mut march = March {
         view,
         p,
         d,
@@ -525,17 +317,55 @@ fn start<'a, 'v>(
         cursor: Cursor::new(env.root, res),
         aux: Cursor::new(env.root, res),
     };
-    Ok((march, lo, hi))
-}
-
-/// How a [`March::bound_step`] ended.
-enum Step {
-    /// A hit at this ray parameter (the first zero of the interpolant, or a start inside).
-    Hit(f32),
-    /// On to the next step from the updated ray parameter.
-    On,
-    /// Near a surface: walk the cells from the updated ray parameter.
-    Walk,
+    let mut t = lo;
+    let mut step = 0;
+    while step < opts.max_steps {
+        if t > hi {
+            return (opts.no_hit_value, MISS, step);
+        }
+        step += 1;
+        let q = march.at(t);
+        let v = march.voxel(q);
+        march.locate(v);
+        let (r, min, size) = march.cursor.leaf();
+        match ref_kind(r) {
+            KIND_OUTSIDE => {
+                let exit = march.exit(min, size);
+                t = fmax(exit, t + uniform_bound(r)) + NUDGE_VOX;
+                continue;
+            }
+            KIND_INSIDE => return (t * h, HIT, step),
+            _ => {}
+        }
+        debug_assert_eq!(ref_kind(r), KIND_BRICK);
+        let cell = march.brick_cell(ref_payload(r), min, q);
+        let bound = if cell.solid_near {
+            f32::NEG_INFINITY
+        } else {
+            cell.reach - march.qerr
+        };
+        if bound >= CELL_WALK_VOX {
+            t += bound;
+            continue;
+        }
+        // Near a surface: the first zero of the interpolant in the cell holding the point.
+        let (exit, root, low) = march.cross_cell(t, q, hi, Some(&cell));
+        if let Some(t_hit) = root {
+            return (t_hit * h, HIT, step);
+        }
+        t = fmax(t + bound, exit + CELL_NUDGE_VOX);
+        if low < WALK_STAY_VOX {
+            // Still near: walk on cell by cell.
+            let (walk, taken) = march.walk(t, hi, opts.max_steps - step);
+            step += taken;
+            match walk {
+                Walk::Hit(t_hit) => return (t_hit * h, HIT, step),
+                Walk::Miss => return (opts.no_hit_value, MISS, step),
+                Walk::Leave(t_next) => t = t_next,
+            }
+        }
+    }
+    (t * h, BUDGET, opts.max_steps)
 }
 
 /// How a [`March::walk`] ended.
@@ -547,15 +377,6 @@ enum Walk {
     /// Back to bound steps from this ray parameter (a cell far enough from surfaces, the
     /// clamped rim of the domain, or the step budget spent).
     Leave(f32),
-}
-
-/// Where a cell walk stands: the cell of the sample grid (its corner 0), the ray parameters where
-/// the ray leaves it across each axis, and the ray parameter reached.
-#[derive(Clone, Copy)]
-struct WalkAt {
-    i: [u32; 3],
-    faces: [f32; 3],
-    t: f32,
 }
 
 /// The trilinear cell of a brick around a point and the distance bound its corners give.
@@ -736,48 +557,6 @@ impl March<'_, '_> {
         t
     }
 
-    /// One step of the march from the ray parameter `*t` (`≤ t_end`): a uniform box is skipped,
-    /// a brick cell far from surfaces steps by its certified bound, and a cell near one has the
-    /// interpolant's first zero looked for in it; `*t` is moved on unless it is a hit.
-    #[inline(always)]
-    fn bound_step(&mut self, t: &mut f32, t_end: f32) -> Step {
-        let q = self.at(*t);
-        let v = self.voxel(q);
-        self.locate(v);
-        let (r, min, size) = self.cursor.leaf();
-        match ref_kind(r) {
-            KIND_OUTSIDE => {
-                let exit = self.exit(min, size);
-                *t = fmax(exit, *t + uniform_bound(r)) + NUDGE_VOX;
-                return Step::On;
-            }
-            KIND_INSIDE => return Step::Hit(*t),
-            _ => {}
-        }
-        debug_assert_eq!(ref_kind(r), KIND_BRICK);
-        let cell = self.brick_cell(ref_payload(r), min, q);
-        let bound = if cell.solid_near {
-            f32::NEG_INFINITY
-        } else {
-            cell.reach - self.qerr
-        };
-        if bound >= CELL_WALK_VOX {
-            *t += bound;
-            return Step::On;
-        }
-        // Near a surface: the first zero of the interpolant in the cell holding the point.
-        let (exit, root, low) = self.cross_cell(*t, q, t_end, Some(&cell));
-        if let Some(t_hit) = root {
-            return Step::Hit(t_hit);
-        }
-        *t = fmax(*t + bound, exit + CELL_NUDGE_VOX);
-        if low < WALK_STAY_VOX {
-            Step::Walk
-        } else {
-            Step::On
-        }
-    }
-
     /// The brick's own trilinear cell at `q` (clamped at the brick's edges, the clamping
     /// distance counted in the penalty).
     #[inline(always)]
@@ -904,35 +683,13 @@ impl March<'_, '_> {
     /// cubic solved. The walk leaves at a cell whose smallest corner is at least
     /// [`WALK_STAY_VOX`], at the clamped rim of the domain, and when the budget is spent.
     fn walk(&mut self, t: f32, t_end: f32, budget: u32) -> (Walk, u32) {
-        let Some(mut at) = self.walk_start(t) else {
-            return (Walk::Leave(t), 0);
-        };
-        let mut taken = 0;
-        loop {
-            if taken == budget {
-                return (Walk::Leave(at.t), taken);
-            }
-            if at.t > t_end {
-                return (Walk::Miss, taken);
-            }
-            taken += 1;
-            if let Some(end) = self.walk_cell(&mut at, t_end) {
-                return (end, taken);
-            }
-        }
-    }
-
-    /// Where a cell walk from `t` begins: the cell holding the point at `t` (ties go to the
-    /// cell the ray is heading into), or `None` in the clamped rim of the domain.
-    #[inline(always)]
-    fn walk_start(&self, t: f32) -> Option<WalkAt> {
         let top = self.top;
         let q = self.at(t);
         let mut i = [0u32; 3];
         for a in 0..3 {
             let g = q[a] - 0.5;
             if !(g >= 0.0 && g < top) {
-                return None;
+                return (Walk::Leave(t), 0);
             }
             // `g` is in [0, top), `top < 2^16`: the `u16` cast is exact. Ties go to the cell
             // the ray is heading into.
@@ -942,68 +699,70 @@ impl March<'_, '_> {
             }
             i[a] = b;
         }
-        Some(WalkAt {
-            i,
-            faces: [self.face(0, i[0]), self.face(1, i[1]), self.face(2, i[2])],
-            t,
-        })
-    }
-
-    /// The ray parameter where it leaves cell `c` along axis `a` (the face at grid coordinate
-    /// `c` or `c + 1`, world voxel coordinate `+ 0.5`).
-    #[inline(always)]
-    fn face(&self, a: usize, c: u32) -> f32 {
-        let d = self.d[a];
-        if d > 0.0 {
-            ((c + 1) as f32 + 0.5 - self.p[a]) * self.inv[a]
-        } else if d < 0.0 {
-            (c as f32 + 0.5 - self.p[a]) * self.inv[a]
-        } else {
-            f32::INFINITY
-        }
-    }
-
-    /// One cell of a walk (`at.t ≤ t_end`): [`Walk::Hit`] at the interpolant's first zero in
-    /// it, [`Walk::Leave`] out of the walk, or `None` with `at` moved into the next cell.
-    #[inline(always)]
-    fn walk_cell(&mut self, at: &mut WalkAt, t_end: f32) -> Option<Walk> {
-        let WalkAt { i, faces, t } = *at;
-        let exit = fmin(fmin(faces[0], faces[1]), faces[2]);
-        let k = self.grid_corners(i);
-        let low = k.iter().fold(f32::INFINITY, |m, &v| fmin(m, v));
-        if low <= 0.0 {
-            let q = self.at(t);
-            let f = [0, 1, 2].map(|a| q[a] - 0.5 - i[a] as f32);
-            let s_exit = fmax(fmin(exit, t_end) - t, 0.0);
-            if let Some(s) = first_root(cubic_along(k, f, self.d), s_exit) {
-                return Some(Walk::Hit(t + s));
+        let last = self.res - 2;
+        // The ray parameter where it leaves cell `c` along axis `a` (the face at grid
+        // coordinate `c` or `c + 1`, world voxel coordinate `+ 0.5`).
+        let face = |m: &Self, a: usize, c: u32| {
+            let d = m.d[a];
+            if d > 0.0 {
+                ((c + 1) as f32 + 0.5 - m.p[a]) * m.inv[a]
+            } else if d < 0.0 {
+                (c as f32 + 0.5 - m.p[a]) * m.inv[a]
+            } else {
+                f32::INFINITY
             }
-        }
-        if low >= WALK_STAY_VOX {
-            return Some(Walk::Leave(exit + CELL_NUDGE_VOX));
-        }
-        // Into the neighbour across the nearest face.
-        let a = if faces[0] <= faces[1] && faces[0] <= faces[2] {
-            0
-        } else if faces[1] <= faces[2] {
-            1
-        } else {
-            2
         };
-        if self.d[a] > 0.0 {
-            if i[a] == self.res - 2 {
-                return Some(Walk::Leave(exit + CELL_NUDGE_VOX));
+        let mut faces = [
+            face(self, 0, i[0]),
+            face(self, 1, i[1]),
+            face(self, 2, i[2]),
+        ];
+        let mut t = t;
+        let mut taken = 0;
+        loop {
+            if taken == budget {
+                return (Walk::Leave(t), taken);
             }
-            at.i[a] += 1;
-        } else {
-            if i[a] == 0 {
-                return Some(Walk::Leave(exit + CELL_NUDGE_VOX));
+            if t > t_end {
+                return (Walk::Miss, taken);
             }
-            at.i[a] -= 1;
+            taken += 1;
+            let exit = fmin(fmin(faces[0], faces[1]), faces[2]);
+            let k = self.grid_corners(i);
+            let low = k.iter().fold(f32::INFINITY, |m, &v| fmin(m, v));
+            if low <= 0.0 {
+                let q = self.at(t);
+                let f = [0, 1, 2].map(|a| q[a] - 0.5 - i[a] as f32);
+                let s_exit = fmax(fmin(exit, t_end) - t, 0.0);
+                if let Some(s) = first_root(cubic_along(k, f, self.d), s_exit) {
+                    return (Walk::Hit(t + s), taken);
+                }
+            }
+            if low >= WALK_STAY_VOX {
+                return (Walk::Leave(exit + CELL_NUDGE_VOX), taken);
+            }
+            // Into the neighbour across the nearest face.
+            let a = if faces[0] <= faces[1] && faces[0] <= faces[2] {
+                0
+            } else if faces[1] <= faces[2] {
+                1
+            } else {
+                2
+            };
+            if self.d[a] > 0.0 {
+                if i[a] == last {
+                    return (Walk::Leave(exit + CELL_NUDGE_VOX), taken);
+                }
+                i[a] += 1;
+            } else {
+                if i[a] == 0 {
+                    return (Walk::Leave(exit + CELL_NUDGE_VOX), taken);
+                }
+                i[a] -= 1;
+            }
+            faces[a] = face(self, a, i[a]);
+            t = fmax(t, exit);
         }
-        at.faces[a] = self.face(a, at.i[a]);
-        at.t = fmax(t, exit);
-        None
     }
 
     /// The decoded samples at the eight corners of the cell whose corner 0 is voxel `i0`

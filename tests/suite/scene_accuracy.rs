@@ -43,10 +43,9 @@ use rayon::prelude::*;
 use trackgen::exec::Launch;
 use trackgen::geom::{Quat, Vec3};
 use trackgen::rng::LaneRng;
-use trackgen::scene::raycast::cast_one;
 use trackgen::scene::{
     build_pool, cast_rays, generate_envs, CastOptions, EnvScene, PinholeCamera, Pose, RayEnvs,
-    RayOutputs, ScenePool, ScenePreset, Shape, BUDGET, HIT, MISS,
+    RayOutputs, ScenePool, ScenePreset, Shape, HIT, MISS,
 };
 
 /// One primitive in f64: kind, subtraction, centre, local axes, parameters.
@@ -805,110 +804,6 @@ fn forest_hits_within_a_quarter_voxel_wide() {
 #[ignore = "minutes: the wide oracle sweep, run by hand"]
 fn gates_hits_within_a_quarter_voxel_wide() {
     check_preset("gates", None, 2, 2000, 4);
-}
-
-/// `cast_rays` marches several rays in flight per thread (`scene::raycast`'s lanes); every
-/// ray's result must equal `cast_one`'s bit for bit: random, grazing and camera rays of two envs
-/// of every scene preset at R = 128 and 256, mixed with rays decided before any step (bad rays,
-/// rays missing the domain), under step budgets that end rays in bound steps and in cell walks,
-/// with envs per ray and in blocks, on one thread and on all.
-#[test]
-fn batched_casts_equal_single_casts() {
-    let launch = Launch::new();
-    let one = Launch::with_threads(1).unwrap();
-    for name in ["rooms", "forest", "gates"] {
-        let preset = ScenePreset::load(name).unwrap();
-        let scenes = generate_envs(&preset, 0, 0, 0..2, &launch).unwrap();
-        for res in [128, 256] {
-            let pool = build_pool(&scenes, res, preset.truncation_vox, &launch).unwrap();
-            let view = pool.view();
-            let mut per_env = Vec::new();
-            for (env, scene) in scenes.iter().enumerate() {
-                let oracle = Oracle::new(scene, res, preset.truncation_vox);
-                let mut rays = rays_for(&oracle, scene, env, 300, 1);
-                // Decided before a step: non-finite, zero, and missing the domain.
-                let far = oracle.origin[0] as f32 - 10.0;
-                for (o, d) in [
-                    ([f32::NAN, 0.0, 0.0], [1.0, 0.0, 0.0]),
-                    (rays.o[0], [0.0, 0.0, 0.0]),
-                    ([far, far, far], [-1.0, 0.0, 0.0]),
-                    (rays.o[1], [f32::INFINITY, 0.0, 0.0]),
-                ] {
-                    let at = rays.o.len() / 3;
-                    rays.o.insert(at, o);
-                    rays.d.insert(at, d);
-                }
-                per_env.push(rays);
-            }
-            // Equal ray counts per env, so the same rays also run as blocks.
-            let k = per_env.iter().map(|r| r.o.len()).min().unwrap();
-            let mut o = Vec::new();
-            let mut d = Vec::new();
-            let mut envs = Vec::new();
-            for (env, rays) in per_env.iter().enumerate() {
-                o.extend_from_slice(&rays.o[..k]);
-                d.extend_from_slice(&rays.d[..k]);
-                envs.extend(std::iter::repeat(env as u32).take(k));
-            }
-            let n = o.len();
-            for max_steps in [1, 3, 12, 40, 8192] {
-                let opts = CastOptions {
-                    max_distance: 1000.0,
-                    no_hit_value: -1.0,
-                    max_steps,
-                };
-                let want: Vec<(u32, u8, u32)> = (0..n)
-                    .map(|i| {
-                        let env = &view.envs()[envs[i] as usize];
-                        let (t, h, s) = cast_one(&view, env, o[i], d[i], &opts);
-                        (t.to_bits(), h, s)
-                    })
-                    .collect();
-                let budgets = want.iter().filter(|w| w.1 == BUDGET).count();
-                for (launch, blocks) in [(&launch, false), (&one, true), (&one, false)] {
-                    let (mut dist, mut hit, mut steps) =
-                        (vec![0.0f32; n], vec![9u8; n], vec![0u32; n]);
-                    let ray_envs = if blocks {
-                        RayEnvs::Blocks { rays_per_env: k }
-                    } else {
-                        RayEnvs::PerRay(&envs)
-                    };
-                    cast_rays(
-                        &view,
-                        ray_envs,
-                        &o,
-                        &d,
-                        &opts,
-                        RayOutputs {
-                            distance: &mut dist,
-                            hit: &mut hit,
-                            steps: &mut steps,
-                        },
-                        launch,
-                    )
-                    .unwrap();
-                    for i in 0..n {
-                        assert_eq!(
-                            (dist[i].to_bits(), hit[i], steps[i]),
-                            want[i],
-                            "{name} R={res} max_steps {max_steps} ray {i} (env {}): o {:?} d {:?}: \
-                             batched ({}, {}, {}), cast_one {:?}",
-                            envs[i],
-                            o[i],
-                            d[i],
-                            dist[i],
-                            hit[i],
-                            steps[i],
-                            f32::from_bits(want[i].0)
-                        );
-                    }
-                }
-                eprintln!(
-                    "{name} R={res} max_steps {max_steps}: {n} rays equal, {budgets} out of budget"
-                );
-            }
-        }
-    }
 }
 
 /// Casts single rays of env `env` of `pool`: `(distance, hit)` per ray.
