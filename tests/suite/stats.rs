@@ -9,6 +9,9 @@ use std::f64::consts::{FRAC_PI_2, PI, TAU};
 use trackgen::geom::Vec2;
 use trackgen::track::stats::{track_shape, Summary, TrackShape, STRAIGHT_RADIUS_HW};
 
+/// A turtle leg: `(straight length, signed corner turn, corner radius)`.
+type Leg = (f64, f64, f64);
+
 /// A turtle path: `(straight length, signed corner turn, corner radius)` legs from the origin at
 /// heading 0, sampled every ~`step` metres (in f64, rounded to f32 at the end).
 fn turtle(legs: &[(f64, f64, f64)], step: f64) -> Vec<[f32; 2]> {
@@ -164,7 +167,7 @@ fn rounded_l_shape_with_a_concave_corner() {
 #[test]
 fn the_same_shapes_sampled_evenly_and_by_curvature_read_the_same() {
     let (l, q) = (FRAC_PI_2, -FRAC_PI_2);
-    let shapes: [(&str, Vec<(f64, f64, f64)>, f32); 3] = [
+    let shapes: [(&str, Vec<Leg>, f32); 3] = [
         ("stadium", vec![(300.0, PI, 40.0), (300.0, PI, 40.0)], 4.0),
         ("rounded square", vec![(200.0, l, 20.0); 4], 2.0),
         (
@@ -187,7 +190,12 @@ fn the_same_shapes_sampled_evenly_and_by_curvature_read_the_same() {
         let ((a, ra), (b, rb)) = (shape(&even, hw), shape(&uneven, hw));
         let what = |s: &str| format!("{name}: {s}");
         close(&what("length"), b.length_m, a.length_m, 2e-3);
-        close(&what("turning"), b.abs_turning_turns, a.abs_turning_turns, 1e-4);
+        close(
+            &what("turning"),
+            b.abs_turning_turns,
+            a.abs_turning_turns,
+            1e-4,
+        );
         close(
             &what("straight fraction"),
             b.straight_fraction,
