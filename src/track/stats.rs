@@ -23,9 +23,10 @@
 //! sampling: a long straight segment next to a corner takes half of the corner's first turn over
 //! its own length and stays straight, where a vertex rule (each vertex standing for half of each
 //! adjacent segment, the definition before) gave the corner half of that straight segment.
-//! Evenly sampled shapes read the same under both (the closed forms of the stats tests); the same
-//! analytic shape sampled every 0.5 m and by curvature (corners every `√(8·R·0.4 m)`, straights
-//! every 20 m) gives the same statistics within the stats tests' tolerances. What no rule on the
+//! Densely and evenly sampled analytic shapes read their closed forms under both (the stats
+//! tests); the same analytic shape sampled every 0.5 m and by curvature (corners every
+//! `√(8·R·0.4 m)`, straights every 20 m) gives the same statistics within the stats tests'
+//! tolerances. What no rule on the
 //! points can see is a corner drawn as a polygon coarser than the sampling (points at zero turn
 //! between kinks): the statistics measure the centerline as sampled.
 //!
