@@ -26,9 +26,9 @@
 //! Densely and evenly sampled analytic shapes read their closed forms under both (the stats
 //! tests); the same analytic shape sampled every 0.5 m and by curvature (corners every
 //! `√(8·R·0.4 m)`, straights every 20 m) gives the same statistics within the stats tests'
-//! tolerances. What no rule on the
-//! points can see is a corner drawn as a polygon coarser than the sampling (points at zero turn
-//! between kinks): the statistics measure the centerline as sampled.
+//! tolerances. What no rule on the points can see is a corner drawn as a polygon coarser than
+//! the sampling (points at zero turn between kinks): the statistics measure the centerline as
+//! sampled.
 //!
 //! A corpus reports each as a [`Summary`] over tracks (corner radii: over all corners of all
 //! tracks). These are analysis, not lane code: they are computed on the host in `f64`, with the
