@@ -44,19 +44,41 @@ pub fn curvature_exceeds(a: Vec2, b: Vec2, c: Vec2, k: f32) -> bool {
     )
 }
 
-/// Twice the signed area of the closed polygon `pts` (positive when counter-clockwise).
+/// Twice the signed area of the closed polygon `pts` (positive when counter-clockwise): the sum,
+/// in index order from 0, of `p × q` for each point `p` and the next `q` (`pts[0]` after the
+/// last; the kernel twin's order and rounding). The terms are computed [`AREA_BLOCK`] at a time
+/// (many per instruction) and then added one by one, in that order, so the sum is the same to
+/// the bit as adding each term as it comes.
+#[allow(clippy::needless_range_loop)] // indexing arrays of one fixed length: whole vectors
 pub fn signed_area2(pts: &[Vec2]) -> f32 {
-    let mut a = 0.0;
-    for (i, &p) in pts.iter().enumerate() {
-        let q = if i + 1 < pts.len() {
-            pts[i + 1]
-        } else {
-            pts[0]
-        };
-        a += p[0] * q[1] - q[0] * p[1];
+    let Some(&last) = pts.last() else {
+        return 0.0;
+    };
+    let term = |p: Vec2, q: Vec2| p[0] * q[1] - q[0] * p[1];
+    // The points whose successor does not wrap, whole blocks first.
+    let body = pts.len() - 1;
+    let full = body / AREA_BLOCK * AREA_BLOCK;
+    let mut a = 0.0f32;
+    for (p, q) in pts[..full]
+        .chunks_exact(AREA_BLOCK)
+        .zip(pts[1..=full].chunks_exact(AREA_BLOCK))
+    {
+        let mut t = [0.0f32; AREA_BLOCK];
+        for k in 0..AREA_BLOCK {
+            t[k] = term(p[k], q[k]);
+        }
+        for v in t {
+            a += v;
+        }
     }
-    a
+    for (&p, &q) in pts[full..body].iter().zip(&pts[full + 1..]) {
+        a += term(p, q);
+    }
+    a + term(last, pts[0])
 }
+
+/// Terms per block of [`signed_area2`] (and of the walks that sum in its order).
+pub const AREA_BLOCK: usize = 32;
 
 #[inline]
 fn orient(a: Vec2, b: Vec2, c: Vec2) -> f32 {
