@@ -351,10 +351,10 @@ impl Thickness<'_> {
 /// Words of scratch per point of the centerline: the boxes of the blocks of two segments of
 /// both borders (4 words, `lo.x`, `lo.y`, `hi.x`, `hi.y`, per block of each: `8·⌈n / 2⌉ ≤
 /// 4·n + 4`), then the segments' direction codes of the three polylines (2 bytes per segment,
-/// and room for `n / 2` wrapped, each) and the window's (`2·n` bytes): `≤ 8·n` bytes, `2·n`
-/// words, later (the codes done with) the coordinates of both borders one array per axis
-/// (`4·n` words, `near_segments_cross`) — within `9·n` for the `n ≥ MIN_POINTS` the check
-/// looks at.
+/// and room for `n / 2` wrapped, each) and the window's (as long as one polyline's codes):
+/// `≤ 12·n` bytes, `3·n` words, later (the codes done with) the coordinates of both borders one
+/// array per axis (`4·n` words, `near_segments_cross`) — within `9·n` for the `n ≥ MIN_POINTS`
+/// the check looks at.
 pub const BOX_WORDS: usize = 9;
 
 /// Words of box scratch per point of the CUDA twin (`TG_BOX_WORDS` of `validity.cuh`, the row of
