@@ -122,6 +122,34 @@ pub fn segments_intersect(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> bool {
 mod tests {
     use super::*;
 
+    /// `signed_area2` sums its blocks of terms to the same bits as adding each term as it comes,
+    /// in index order, the closing term last: for every count around the block size and past
+    /// it, with coordinates far from the origin (large terms that cancel, so any other order
+    /// rounds differently).
+    #[test]
+    fn signed_area_is_the_ordered_sum() {
+        let mut x = 0x2545_f491_u32;
+        let mut unit = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as f32 / u32::MAX as f32
+        };
+        for n in 0..=4 * AREA_BLOCK + 3 {
+            for offset in [0.0f32, 3000.0] {
+                let pts: Vec<Vec2> = (0..n)
+                    .map(|_| Vec2::new(offset + 200.0 * unit(), -offset + 200.0 * unit()))
+                    .collect();
+                let mut want = 0.0f32;
+                for i in 0..n {
+                    let (p, q) = (pts[i], pts[(i + 1) % n]);
+                    want += p[0] * q[1] - q[0] * p[1];
+                }
+                assert_eq!(signed_area2(&pts).to_bits(), want.to_bits(), "n {n}");
+            }
+        }
+    }
+
     #[test]
     fn curvature_of_circle_points() {
         let r = 10.0f32;

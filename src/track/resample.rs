@@ -409,6 +409,29 @@ fn distance(a: Vec2, b: Vec2) -> f32 {
 mod tests {
     use super::*;
 
+    /// `closed_length` sums its blocks of lengths to the same bits as adding each segment's
+    /// length in index order, the closing one last, for every count around the block size.
+    #[test]
+    fn closed_length_is_the_ordered_sum() {
+        let mut x = 0x6c07_8965_u32;
+        let mut unit = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as f32 / u32::MAX as f32
+        };
+        for n in 0..=4 * AREA_BLOCK + 3 {
+            let pts: Vec<Vec2> = (0..n)
+                .map(|_| Vec2::new(50.0 * unit(), 0.01 * unit()))
+                .collect();
+            let mut want = 0.0f32;
+            for i in 0..n {
+                want += seg_length(&pts, i);
+            }
+            assert_eq!(closed_length(&pts).to_bits(), want.to_bits(), "n {n}");
+        }
+    }
+
     #[test]
     fn square_resamples_evenly() {
         let sq = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]].map(Vec2::from);
