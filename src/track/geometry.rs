@@ -44,19 +44,41 @@ pub fn curvature_exceeds(a: Vec2, b: Vec2, c: Vec2, k: f32) -> bool {
     )
 }
 
-/// Twice the signed area of the closed polygon `pts` (positive when counter-clockwise).
+/// Twice the signed area of the closed polygon `pts` (positive when counter-clockwise): the sum,
+/// in index order from 0, of `p × q` for each point `p` and the next `q` (`pts[0]` after the
+/// last; the kernel twin's order and rounding). The terms are computed [`AREA_BLOCK`] at a time
+/// (many per instruction) and then added one by one, in that order, so the sum is the same to
+/// the bit as adding each term as it comes.
+#[allow(clippy::needless_range_loop)] // indexing arrays of one fixed length: whole vectors
 pub fn signed_area2(pts: &[Vec2]) -> f32 {
-    let mut a = 0.0;
-    for (i, &p) in pts.iter().enumerate() {
-        let q = if i + 1 < pts.len() {
-            pts[i + 1]
-        } else {
-            pts[0]
-        };
-        a += p[0] * q[1] - q[0] * p[1];
+    let Some(&last) = pts.last() else {
+        return 0.0;
+    };
+    let term = |p: Vec2, q: Vec2| p[0] * q[1] - q[0] * p[1];
+    // The points whose successor does not wrap, whole blocks first.
+    let body = pts.len() - 1;
+    let full = body / AREA_BLOCK * AREA_BLOCK;
+    let mut a = 0.0f32;
+    for (p, q) in pts[..full]
+        .chunks_exact(AREA_BLOCK)
+        .zip(pts[1..=full].chunks_exact(AREA_BLOCK))
+    {
+        let mut t = [0.0f32; AREA_BLOCK];
+        for k in 0..AREA_BLOCK {
+            t[k] = term(p[k], q[k]);
+        }
+        for v in t {
+            a += v;
+        }
     }
-    a
+    for (&p, &q) in pts[full..body].iter().zip(&pts[full + 1..]) {
+        a += term(p, q);
+    }
+    a + term(last, pts[0])
 }
+
+/// Terms per block of [`signed_area2`] (and of the walks that sum in its order).
+pub const AREA_BLOCK: usize = 32;
 
 #[inline]
 fn orient(a: Vec2, b: Vec2, c: Vec2) -> f32 {
@@ -99,6 +121,34 @@ pub fn segments_intersect(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `signed_area2` sums its blocks of terms to the same bits as adding each term as it comes,
+    /// in index order, the closing term last: for every count around the block size and past
+    /// it, with coordinates far from the origin (large terms that cancel, so any other order
+    /// rounds differently).
+    #[test]
+    fn signed_area_is_the_ordered_sum() {
+        let mut x = 0x2545_f491_u32;
+        let mut unit = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as f32 / u32::MAX as f32
+        };
+        for n in 0..=4 * AREA_BLOCK + 3 {
+            for offset in [0.0f32, 3000.0] {
+                let pts: Vec<Vec2> = (0..n)
+                    .map(|_| Vec2::new(offset + 200.0 * unit(), -offset + 200.0 * unit()))
+                    .collect();
+                let mut want = 0.0f32;
+                for i in 0..n {
+                    let (p, q) = (pts[i], pts[(i + 1) % n]);
+                    want += p[0] * q[1] - q[0] * p[1];
+                }
+                assert_eq!(signed_area2(&pts).to_bits(), want.to_bits(), "n {n}");
+            }
+        }
+    }
 
     #[test]
     fn curvature_of_circle_points() {

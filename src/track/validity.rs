@@ -27,7 +27,7 @@
 //! verdict with the all-pairs scan on loops that cross, pinch, fold and zig-zag.
 
 use super::chunks::{any_close_pair_fails, CHUNK};
-use super::geometry::{curvature_exceeds, dist2, segments_intersect, signed_area2};
+use super::geometry::{curvature_exceeds, dist2, segments_intersect, signed_area2, AREA_BLOCK};
 use crate::geom::Vec2;
 
 /// Relative slack of the thickness and turn-radius checks.
@@ -134,20 +134,48 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
     // The longest segment's squared length: its length too, as `sqrt` is monotone.
     let mut longest_centre2 = 0.0f32;
     let mut area2 = 0.0f32;
-    // 2. closed, even spacing; arc lengths for 5; the orientation. The sums in order.
-    for i in 0..n {
-        let p = pts[i];
-        let b = if i + 1 < n { pts[i + 1] } else { pts[0] };
-        arclen[i] = total;
-        // `v2` is `dist2(p, b)` exactly (a difference negated is the negated difference), so
-        // its root is `dist(p, b)`.
-        let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
-        let v2 = vx * vx + vy * vy;
+    // 2. closed, even spacing; arc lengths for 5; the orientation. The sums in order: each
+    // block of up to `AREA_BLOCK` segments (none wrapping) gets its lengths and area terms all
+    // at once (many per instruction), then they are added one by one in index order, the
+    // closing segment last, so every partial sum is the one a walk point by point makes. The
+    // least and greatest are taken per block: `min`/`max` pass NaN over and the lengths are
+    // never −0, so any order gives the same bits.
+    let mut start = 0;
+    while start + 1 < n {
+        let m = (n - 1 - start).min(AREA_BLOCK);
+        let (a, b) = (&pts[start..start + m], &pts[start + 1..start + 1 + m]);
+        let mut lens = [0.0f32; AREA_BLOCK];
+        let mut terms = [0.0f32; AREA_BLOCK];
+        let mut squares = [0.0f32; AREA_BLOCK];
+        for ((((l, t), v2), p), b) in lens
+            .iter_mut()
+            .zip(terms.iter_mut())
+            .zip(squares.iter_mut())
+            .zip(a)
+            .zip(b)
+        {
+            (*v2, *t) = segment_walk_terms(*p, *b);
+            *l = v2.sqrt();
+        }
+        for ((arc, &l), &t) in arclen[start..start + m].iter_mut().zip(&lens).zip(&terms) {
+            *arc = total;
+            total += l;
+            area2 += t;
+        }
+        for (&l, &v2) in lens[..m].iter().zip(&squares) {
+            shortest = shortest.min(l);
+            longest_centre2 = longest_centre2.max(v2);
+        }
+        start += m;
+    }
+    {
+        let (v2, t) = segment_walk_terms(pts[n - 1], pts[0]);
         let l = v2.sqrt();
+        arclen[n - 1] = total;
         shortest = shortest.min(l);
         longest_centre2 = longest_centre2.max(v2);
         total += l;
-        area2 += p[0] * b[1] - b[0] * p[1];
+        area2 += t;
     }
     // 1. finite, 3. turning number, 4. every turn, and the border offsets `hw · left normal`
     // (the sign of the side comes below), point by point. 3: every turn complies only if it is
@@ -218,6 +246,15 @@ pub fn is_valid(pts: &[Vec2], c: &ValidityConsts, s: &mut ValidityScratch<'_>) -
         s.seg_boxes,
         s.chunk_boxes,
     )
+}
+
+/// The squared length of segment `p → b` and its term of [`signed_area2`]: `v2` is
+/// `dist2(p, b)` exactly (a difference negated is the negated difference), so its root is
+/// `dist(p, b)`.
+#[inline(always)]
+fn segment_walk_terms(p: Vec2, b: Vec2) -> (f32, f32) {
+    let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
+    (vx * vx + vy * vy, p[0] * b[1] - b[0] * p[1])
 }
 
 /// [`curvature_exceeds`]`(a, p, b, k)` from the differences `u = p − a`, `w = b − a` and the
@@ -314,10 +351,10 @@ impl Thickness<'_> {
 /// Words of scratch per point of the centerline: the boxes of the blocks of two segments of
 /// both borders (4 words, `lo.x`, `lo.y`, `hi.x`, `hi.y`, per block of each: `8·⌈n / 2⌉ ≤
 /// 4·n + 4`), then the segments' direction codes of the three polylines (2 bytes per segment,
-/// and room for `n / 2` wrapped, each) and the window's (`2·n` bytes): `≤ 8·n` bytes, `2·n`
-/// words, later (the codes done with) the coordinates of both borders one array per axis
-/// (`4·n` words, `near_segments_cross`) — within `9·n` for the `n ≥ MIN_POINTS` the check
-/// looks at.
+/// and room for `n / 2` wrapped, each) and the window's (as long as one polyline's codes):
+/// `≤ 12·n` bytes, `3·n` words, later (the codes done with) the coordinates of both borders one
+/// array per axis (`4·n` words, `near_segments_cross`) — within `9·n` for the `n ≥ MIN_POINTS`
+/// the check looks at.
 pub const BOX_WORDS: usize = 9;
 
 /// Words of box scratch per point of the CUDA twin (`TG_BOX_WORDS` of `validity.cuh`, the row of
@@ -459,7 +496,7 @@ fn longest_segment2(line: &[Vec2]) -> f32 {
 /// Whether two segments of the closed polyline `line` at cyclic gap `2..=g_hi` (`g_hi ≤ n / 2`)
 /// meet, testing only the pairs that no monotone run separates. `codes` holds the
 /// [`segment_directions`] in its first `2·n` of `2·(n + g_hi)` bytes; `window` is scratch of
-/// `2·n` bytes; both start at even addresses.
+/// `2·(n + g_hi)` bytes; both start at even addresses.
 ///
 /// A run: if the segments `k..=k + g` (`g ≥ 2`, indices mod `n`) all rise on `x` as the stored
 /// points compare, `x_k < x_{k+1} < x_{k+2} ≤ … ≤ x_{k+g} < x_{k+g+1}`, so the box of segment
@@ -469,7 +506,10 @@ fn longest_segment2(line: &[Vec2]) -> f32 {
 /// the pair `(k, k + g)` needs no test when `code[k] & … & code[k + g] ≠ 0`; the others are
 /// tested in full. The AND over the longest window, `k..=k + g_hi`, is taken for every `k` at
 /// once (branch-free, many codes at a time); where it is not 0 no gap needs a test, and tracks
-/// turn slowly enough that it rarely is.
+/// turn slowly enough that it rarely is. The AND over `g_hi + 1` codes is built by doubling: the
+/// ANDs over spans of `s` codes, ANDed with themselves `t ≤ s` further on, are the ANDs over
+/// spans of `s + t` (AND is idempotent, so the overlap is harmless), so `⌈log₂(g_hi + 1)⌉`
+/// passes make it, each over at most `n + g_hi` codes.
 fn same_line_crosses(line: &[Vec2], g_hi: usize, codes: &mut [u8], window: &mut [u8]) -> bool {
     let n = line.len();
     if g_hi < 2 {
@@ -478,13 +518,33 @@ fn same_line_crosses(line: &[Vec2], g_hi: usize, codes: &mut [u8], window: &mut 
     let codes = &mut codes[..2 * (n + g_hi)];
     codes.copy_within(0..2 * g_hi, 2 * n);
     let codes: &[u16] = bytemuck::cast_slice(&*codes);
-    let window: &mut [u16] = bytemuck::cast_slice_mut(&mut window[..2 * n]);
-    window.copy_from_slice(&codes[..n]);
-    for g in 1..=g_hi {
-        for (w, &c) in window.iter_mut().zip(&codes[g..g + n]) {
-            *w &= c;
+    let window: &mut [u16] = bytemuck::cast_slice_mut(&mut window[..2 * (n + g_hi)]);
+    window.copy_from_slice(codes);
+    // `window[k]` is the AND of `codes[k..k + span]` for `k < n + g_hi + 1 − span`.
+    let mut span = 1;
+    while span <= g_hi {
+        let t = span.min(g_hi + 1 - span);
+        let len = n + g_hi + 1 - (span + t);
+        // In place, forwards: `window[k + t]` is read before it is written (a block of
+        // `ahead` at a time, copied out first, so each block runs as whole vectors).
+        const AHEAD: usize = 16;
+        let mut k = 0;
+        while k + AHEAD <= len {
+            let ahead: [u16; AHEAD] = window[k + t..k + t + AHEAD]
+                .try_into()
+                .expect("a block of AHEAD codes");
+            for (w, a) in window[k..k + AHEAD].iter_mut().zip(ahead) {
+                *w &= a;
+            }
+            k += AHEAD;
         }
+        while k < len {
+            window[k] &= window[k + t];
+            k += 1;
+        }
+        span += t;
     }
+    let window = &window[..n];
     let some_open = window.iter().fold(0u16, |acc, &w| acc | u16::from(w == 0)) != 0;
     if !some_open {
         return false;
@@ -644,7 +704,7 @@ fn close_pairs_pass(
     // then the window's.
     let stride = 2 * (n + n / 2);
     let (codes, rest) = bytes.split_at_mut(3 * stride);
-    let window = &mut rest[..2 * n];
+    let window = &mut rest[..stride];
     for (q, line) in polylines.iter().enumerate() {
         segment_directions(line, &mut codes[q * stride..(q + 1) * stride]);
     }
