@@ -96,9 +96,9 @@ fn sweep(envs: usize, seed: u64, min_yield: f64) {
         );
     };
     let only = std::env::var("TRACKGEN_SWEEP_PRESETS").ok();
-    let wanted = |name: &str| {
-        only.as_deref()
-            .is_none_or(|list| list.split(',').any(|n| n.trim() == name))
+    let wanted = |name: &str| match only.as_deref() {
+        None => true,
+        Some(list) => list.split(',').any(|n| n.trim() == name),
     };
     if let Some(list) = &only {
         assert!(
