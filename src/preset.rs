@@ -72,7 +72,7 @@ pub enum GeneratorParams {
         /// Cells merged into the region (2..=24).
         n_cells: u32,
         /// Outline resolution: the boundary is resampled at steps of at most `2 · scale_m / grid`
-        /// and 2.5 m (16..=96).
+        /// and 5 m (16..=96).
         grid: u32,
     },
     /// CarRacing-style radial checkpoints, bounded-turn steering, closure.

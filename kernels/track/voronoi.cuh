@@ -24,8 +24,8 @@ struct tg_voronoi_params {
 };
 static_assert(sizeof(tg_voronoi_params) == 48, "tg_voronoi_params is 48 bytes");
 
-// Largest spacing between consecutive output points, metres (2.5).
-#define TG_VORONOI_MAX_STEP_M 0x1.4p+1f
+// Largest spacing between consecutive output points, metres (5).
+#define TG_VORONOI_MAX_STEP_M 0x1.4p+2f
 // σ of the smoothing and the shortest shared edge the region grows through, fractions of
 // radius_m (1/8).
 #define TG_VORONOI_SMOOTH_FRAC 0x1p-3f
@@ -78,12 +78,36 @@ TG_HD inline tg_u32 tg_voronoi_box_half(const tg_voronoi_params* p, const tg_vor
     return h > 1u ? h : 1u;
 }
 
-// Sites uniform in the disc of radius r.
+// (sin x, cos x) as .a, .b: the Taylor polynomials of tg_voronoi_small_sin_cos.
+TG_HD inline tg_f32x2 tg_voronoi_sin_cos_poly(float x) {
+    float x2 = x * x;
+    tg_f32x2 r;
+    r.a = x * (1.0f - x2 / 6.0f * (1.0f - x2 / 20.0f * (1.0f - x2 / 42.0f)));
+    r.b = 1.0f - x2 / 2.0f * (1.0f - x2 / 12.0f * (1.0f - x2 / 30.0f));
+    return r;
+}
+
+// Sites uniform in the disc of radius r: radius r·sqrt(u), angle 2π v as the middle of its
+// eighth of the circle, (2k + 1) π / 8, rotated by 2π (v − (2k + 1) / 16) through the Taylor
+// polynomials (Rust `draw_sites`).
 TG_HD inline void tg_voronoi_draw_sites(tg_rng* rng, float r, tg_vec2* sites, tg_u32 n) {
+    // cos and sin of (2k + 1) π / 8 (the clip polygon's odd vertices).
+    const float mid_cos[8] = {0.9238795f, 0.38268343f, -0.38268343f, -0.9238795f,
+                              -0.9238795f, -0.38268343f, 0.38268343f, 0.9238795f};
+    const float mid_sin[8] = {0.38268343f, 0.9238795f, 0.9238795f, 0.38268343f,
+                              -0.38268343f, -0.9238795f, -0.9238795f, -0.38268343f};
     for (tg_u32 s = 0u; s < n; ++s) {
         float radius = r * sqrtf(tg_rng_unit(rng));
-        tg_f32x2 sc = tg_sin_cos(TG_TAU * tg_rng_unit(rng));
-        sites[s] = tg_v2(radius * sc.b, radius * sc.a);
+        float v = tg_rng_unit(rng);
+        tg_u32 k = tg_f32_to_u32(v * 8.0f);
+        k = k < 7u ? k : 7u;
+        float mid = (float)(2u * k + 1u) / 16.0f;
+        tg_f32x2 d = tg_voronoi_sin_cos_poly(TG_TAU * (v - mid));
+        float s0 = mid_sin[k];
+        float c0 = mid_cos[k];
+        float sn = s0 * d.b + c0 * d.a;
+        float cs = c0 * d.b - s0 * d.a;
+        sites[s] = tg_v2(radius * cs, radius * sn);
     }
 }
 

@@ -10,6 +10,8 @@
 //! `TRACKGEN_SWEEP_ENVS=100000 cargo test --release --test suite validity_sweep_full -- --ignored --nocapture`
 //! (`TRACKGEN_SWEEP_ENVS` defaults to 100 000; `TRACKGEN_SWEEP_SEED` to 101, the seed of the
 //! fold-back env of issue 14); it asserts zero oracle failures and a yield ≥ 0.999 everywhere.
+//! `TRACKGEN_SWEEP_PRESETS` (comma-separated names, e.g. `voronoi,polar`) limits either sweep
+//! to those presets; unset, every shipped preset is swept.
 
 use std::time::Instant;
 
@@ -93,7 +95,18 @@ fn sweep(envs: usize, seed: u64, min_yield: f64) {
             r.seconds
         );
     };
-    for (name, _) in BUILTIN {
+    let only = std::env::var("TRACKGEN_SWEEP_PRESETS").ok();
+    let wanted = |name: &str| match only.as_deref() {
+        None => true,
+        Some(list) => list.split(',').any(|n| n.trim() == name),
+    };
+    if let Some(list) = &only {
+        assert!(
+            BUILTIN.iter().any(|(name, _)| wanted(name)),
+            "TRACKGEN_SWEEP_PRESETS = {list:?}: expected comma-separated names of shipped presets"
+        );
+    }
+    for (name, _) in BUILTIN.iter().filter(|(name, _)| wanted(name)) {
         rows.push(sweep_one(name, Mode::Track, envs, seed));
         progress(rows.last().unwrap());
         if Preset::load(name).unwrap().gates.is_some() {

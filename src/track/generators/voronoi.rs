@@ -1,6 +1,7 @@
 //! The Voronoi generator: the outline of a connected union of Voronoi cells.
 //!
-//! 1. **Sites.** `n_sites` points uniform in the disc of radius `radius_m`.
+//! 1. **Sites.** `n_sites` points uniform in the disc of radius `radius_m` (the angle's sine and
+//!    cosine from an eighth of the circle's middle and a short polynomial, see `draw_sites`).
 //! 2. **Cells.** The Voronoi cell of a site is computed exactly (in `f32`, no raster) by clipping
 //!    the regular 16-gon circumscribed about the disc with the bisector half-plane of every other
 //!    site, near sites first (Sutherland–Hodgman on a convex polygon). Each cell edge keeps the
@@ -20,8 +21,8 @@
 //!    is not selected; at an edge shared with a selected cell the walk crosses into that cell and
 //!    continues after its matching edge. Holes (unselected cells enclosed by the region) are
 //!    thereby filled. The boundary polygon is resampled at `⌈length / step⌉` points evenly spaced
-//!    along it, with `step` at most `2 · radius_m / grid` and 2.5 m (the raster version's output
-//!    spacing; `grid` keeps only this meaning).
+//!    along it, with `step` at most `2 · radius_m / grid` and 5 m (the pipeline's usual
+//!    spacing: the smoothing's cost is per point; `grid` keeps only this meaning).
 //! 5. **Smoothing.** The turning angles between consecutive chords are smoothed by three passes
 //!    of a cyclic box filter (a discrete Gaussian of standard deviation ≈ `radius_m / 8` along
 //!    the outline) and the curve is rebuilt from them with the mean chord length, starting at the
@@ -37,7 +38,7 @@
 //! fresh stream) when the walk finds a shared edge in one cell but not in the other (possible
 //! only for edges a few ulps long), when a clipped polygon would exceed its capacity, or when
 //! the boundary has more than [`Stage::max_points`] vertices or the resampled outline more than
-//! [`Stage::max_points`] points (`8 · grid · ⌈pixel / 2.5 m⌉` with `pixel = 2 · radius_m / grid`,
+//! [`Stage::max_points`] points (`8 · grid · ⌈pixel / 5 m⌉` with `pixel = 2 · radius_m / grid`,
 //! an outline of `16 · radius_m`). Every loop is bounded by the site count, the cell capacity or
 //! [`Stage::max_points`].
 
@@ -58,7 +59,7 @@ pub struct Voronoi {
     /// Cells merged into the region.
     pub n_cells: usize,
     /// Outline resolution: the boundary is resampled at steps of at most `2 · radius_m / grid`
-    /// and 2.5 m.
+    /// and 5 m.
     pub grid: usize,
     /// Radius of the disc the sites are drawn in, metres.
     pub radius_m: f32,
@@ -75,7 +76,7 @@ struct VoronoiParams {
 }
 
 /// Largest spacing between consecutive output points, metres.
-const MAX_STEP_M: f32 = 2.5;
+const MAX_STEP_M: f32 = 5.0;
 /// Standard deviation of the outline smoothing, as a fraction of `radius_m`.
 const SMOOTH_FRAC: f32 = 1.0 / 8.0;
 /// Shortest shared edge through which the region grows, as a fraction of `radius_m`.
@@ -878,11 +879,21 @@ fn clip_through(
     Some(w)
 }
 
-/// Draws sites uniform in the disc of radius `r`.
+/// Draws sites uniform in the disc of radius `r`: the radius `r · √u`, the angle `2π v` taken
+/// as the middle of its eighth of the circle, `(2k + 1) π / 8` (the clip polygon's odd
+/// vertices), rotated by the offset `2π (v − (2k + 1) / 16)`, at most `π / 8` in size, whose
+/// sine and cosine come from the Taylor polynomials of [`small_sin_cos`] (errors below `2e-8`
+/// there).
 fn draw_sites(rng: &mut LaneRng, r: f32, sites: &mut [Vec2]) {
     for p in sites.iter_mut() {
         let radius = r * rng.unit().sqrt();
-        let (s, c) = crate::math::sin_cos(crate::math::TAU * rng.unit());
+        let v = rng.unit();
+        // `8 v < 8` (`v < 1`), so the eighth is 0..=7.
+        let k = ((v * 8.0) as usize).min(7);
+        let mid = (2 * k + 1) as f32 / 16.0;
+        let (ds, dc) = sin_cos_poly(crate::math::TAU * (v - mid));
+        let (s0, c0) = (CLIP_SIN[2 * k + 1], CLIP_COS[2 * k + 1]);
+        let (s, c) = (s0 * dc + c0 * ds, c0 * dc - s0 * ds);
         *p = Vec2::new(radius * c, radius * s);
     }
 }
