@@ -112,10 +112,10 @@ pub fn track_shape(
         })
         .collect();
     shape.abs_turning_turns = turns.iter().map(|t| t.abs()).sum::<f64>() / std::f64::consts::TAU;
+    // Folded from +0 (an empty `sum` of f64 is −0, which would print as "-0.000").
     let straight: f64 = (0..n)
         .filter(|&i| classes[i] == 0)
-        .map(|i| lengths[i])
-        .sum();
+        .fold(0.0, |sum, i| sum + lengths[i]);
     shape.straight_fraction = straight / length_m;
     // Corners: start the cyclic walk just after a class change, so no run wraps around.
     let start = (0..n).find(|&i| classes[i] != classes[(i + n - 1) % n]);

@@ -84,6 +84,8 @@ fn circle() {
     close("length / hw", s.length_over_half_width, TAU * r / 2.0, 1e-4);
     close("turning", s.abs_turning_turns, 1.0, 1e-4);
     assert_eq!(s.straight_fraction, 0.0);
+    // +0, not −0: reports print it as "0.000", not "-0.000".
+    assert!(s.straight_fraction.is_sign_positive());
     assert_eq!(s.corners, 1);
     close("radius", radii[0], r, 1e-3);
 }
