@@ -30,6 +30,8 @@
 #define TG_CIRCUIT_LEG_VERTICES (2u + TG_CIRCUIT_MAX_PIECES)
 // Draws per lane before the attempt is given up.
 #define TG_CIRCUIT_DRAWS 6u
+// MAX_STRETCH: a draw longer than this many max_length_m is drawn again.
+#define TG_CIRCUIT_MAX_STRETCH 1.25f
 // Most a skeleton corner piece may stray from its chord, in half widths (0.15).
 #define TG_CIRCUIT_PIECE_PAD 0x1.333334p-3f
 
@@ -771,12 +773,16 @@ TG_HD inline tg_u32 tg_circuit_lane(const tg_circuit_params& p, tg_rng* rng, flo
         if (written == 0u || !tg_circuit_clear(p, n, &sk)) {
             continue;
         }
-        // A track the closure left shorter than its target is scaled up to it, and the
-        // bounding box is centred on the origin.
+        // A track the closure stretched past MAX_STRETCH · max_length_m is drawn again; one it
+        // left shorter than its target is scaled up to it, and the bounding box is centred on
+        // the origin.
         float length = 0.0f;
         for (tg_u32 k = 0u; k < n; ++k) {
             length += legs[k].straight +
                       tg_abs(legs[k].turn) * legs[k].radius * (1.0f + 2.0f * p.transition);
+        }
+        if (length > TG_CIRCUIT_MAX_STRETCH * p.max_length_m) {
+            continue;
         }
         float scale = length < target ? target / length : 1.0f;
         float lo_x = tg_inf();

@@ -7,6 +7,7 @@
 use rayon::prelude::*;
 use trackgen::exec::Launch;
 use trackgen::preset::{GeneratorParams, Preset};
+use trackgen::track::generators::Circuit;
 use trackgen::track::stats::ShapeAccumulator;
 use trackgen::track::Pipeline;
 
@@ -77,6 +78,12 @@ fn circuit_presets_need_no_relaxation_and_keep_their_lengths() {
         );
         assert!(
             stats.length_m.p95 <= 1.1 * f64::from(hi),
+            "{name}: {:?}",
+            stats.length_m
+        );
+        // No outlier: a draw the closure stretched too far is drawn again.
+        assert!(
+            stats.length_m.max <= f64::from(Circuit::MAX_STRETCH * hi),
             "{name}: {:?}",
             stats.length_m
         );

@@ -35,7 +35,9 @@
 //! close writes no points (the pipeline retries on a fresh stream). The closed path's end heading
 //! equals its start heading, so the track is curvature-continuous everywhere. A track that the
 //! correction left shorter than its target length is scaled up, as a whole, to that length (its
-//! radii grow by the same factor, so the minimum turn radius still holds).
+//! radii grow by the same factor, so the minimum turn radius still holds); one it stretched past
+//! [`Circuit::MAX_STRETCH`]` · max_length_m` is drawn again (without that rule about 1 track in 1000 of the
+//! `circuit` preset came out over 3 km, up to 8.5 km, for a 1.2–2.4 km range).
 //!
 //! **Integration.** Each corner is integrated from its entry heading (the exit heading of the
 //! corner before it, the first entered along +x) with steps of at most 0.15 rad of turn — on
@@ -177,6 +179,10 @@ struct CircuitParams {
 const LEG_WORDS: usize = std::mem::size_of::<Leg>() / 4;
 
 impl Circuit {
+    /// Longest track a draw may make, in units of `max_length_m`: a draw whose closure stretched
+    /// its straights past it is drawn again.
+    pub const MAX_STRETCH: f32 = 1.25;
+
     fn max_legs(&self) -> usize {
         2 * self.max_corners
     }
@@ -880,6 +886,9 @@ impl Stage for Circuit {
             for leg in legs[..n].iter() {
                 length +=
                     leg.straight + leg.turn.abs() * leg.radius * (1.0 + 2.0 * self.transition);
+            }
+            if length > Self::MAX_STRETCH * self.max_length_m {
+                continue;
             }
             let scale = if length < target {
                 target / length
