@@ -118,6 +118,19 @@ pub fn segments_intersect(a: Vec2, b: Vec2, c: Vec2, d: Vec2) -> bool {
         || (o4 == 0.0 && on(c, d, b))
 }
 
+/// A xorshift stream of floats in `[0, 1]` from `seed`, for unit tests that need many
+/// arbitrary coordinates.
+#[cfg(test)]
+pub(crate) fn test_unit(seed: u32) -> impl FnMut() -> f32 {
+    let mut x = seed;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x as f32 / u32::MAX as f32
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,13 +141,7 @@ mod tests {
     /// rounds differently).
     #[test]
     fn signed_area_is_the_ordered_sum() {
-        let mut x = 0x2545_f491_u32;
-        let mut unit = move || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as f32 / u32::MAX as f32
-        };
+        let mut unit = test_unit(0x2545_f491);
         for n in 0..=4 * AREA_BLOCK + 3 {
             for offset in [0.0f32, 3000.0] {
                 let pts: Vec<Vec2> = (0..n)

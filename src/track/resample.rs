@@ -413,13 +413,7 @@ mod tests {
     /// length in index order, the closing one last, for every count around the block size.
     #[test]
     fn closed_length_is_the_ordered_sum() {
-        let mut x = 0x6c07_8965_u32;
-        let mut unit = move || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as f32 / u32::MAX as f32
-        };
+        let mut unit = crate::track::geometry::test_unit(0x6c07_8965);
         for n in 0..=4 * AREA_BLOCK + 3 {
             let pts: Vec<Vec2> = (0..n)
                 .map(|_| Vec2::new(50.0 * unit(), 0.01 * unit()))
