@@ -1071,18 +1071,7 @@ pub fn exempt_gap(arc: f32, longest: f32, n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::track::geometry::dist;
-
-    /// A xorshift stream of uniform numbers in [0, 1] from `seed`.
-    fn uniform(seed: u32) -> impl FnMut() -> f32 {
-        let mut x = seed;
-        move || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as f32 / u32::MAX as f32
-        }
-    }
+    use crate::track::geometry::{dist, test_unit as uniform};
 
     #[test]
     fn a_reversal_on_a_large_circle_is_not_a_turn() {
