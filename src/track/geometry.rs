@@ -46,15 +46,21 @@ pub fn curvature_exceeds(a: Vec2, b: Vec2, c: Vec2, k: f32) -> bool {
 
 /// Twice the signed area of the closed polygon `pts` (positive when counter-clockwise): the sum,
 /// in index order from 0, of `p × q` for each point `p` and the next `q` (`pts[0]` after the
-/// last; the kernel twin's order and rounding). The terms are computed [`AREA_BLOCK`] at a time
-/// (many per instruction) and then added one by one, in that order, so the sum is the same to
-/// the bit as adding each term as it comes.
-#[allow(clippy::needless_range_loop)] // indexing arrays of one fixed length: whole vectors
+/// last; the kernel twin's order and rounding), as [`ordered_closed_sum`] adds it.
 pub fn signed_area2(pts: &[Vec2]) -> f32 {
+    ordered_closed_sum(pts, |p, q| p[0] * q[1] - q[0] * p[1])
+}
+
+/// The sum of `term(p, q)` over each point `p` of the closed polyline `pts` and the next `q`
+/// (`pts[0]` after the last), in index order from 0, the closing term last (0 for no points).
+/// The terms are computed [`AREA_BLOCK`] at a time (many per instruction) and then added one by
+/// one, in that order, so the sum is the same to the bit as adding each term as it comes.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // indexing arrays of one fixed length: whole vectors
+pub fn ordered_closed_sum(pts: &[Vec2], term: impl Fn(Vec2, Vec2) -> f32) -> f32 {
     let Some(&last) = pts.last() else {
         return 0.0;
     };
-    let term = |p: Vec2, q: Vec2| p[0] * q[1] - q[0] * p[1];
     // The points whose successor does not wrap, whole blocks first.
     let body = pts.len() - 1;
     let full = body / AREA_BLOCK * AREA_BLOCK;

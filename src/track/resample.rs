@@ -30,7 +30,7 @@
 //! density range, and the points are placed by a second walk over the rows (the warped lengths
 //! recomputed only where the blend moves them). IEEE operations and `sqrt` only.
 
-use super::geometry::AREA_BLOCK;
+use super::geometry::ordered_closed_sum;
 use crate::geom::Vec2;
 
 /// The fewest points a resampled track has.
@@ -303,34 +303,10 @@ pub fn resample_adaptive(
     count
 }
 
-/// Length of the closed polyline `pts`.
+/// Length of the closed polyline `pts`: the segments' lengths in index order, the closing one
+/// last (the same sum as `seg_length` over `0..n`), as [`ordered_closed_sum`] adds them.
 pub fn closed_length(pts: &[Vec2]) -> f32 {
-    // The segments in index order, the closing one last: the same sum as `seg_length` over
-    // `0..n`, without a wrap test per point. The lengths of a block of up to `AREA_BLOCK`
-    // segments are computed all at once (many per instruction), then added one by one in
-    // order, so every partial sum is the same.
-    let mut total = 0.0;
-    let body = pts.len().saturating_sub(1);
-    let mut start = 0;
-    while start < body {
-        let m = (body - start).min(AREA_BLOCK);
-        let mut lens = [0.0f32; AREA_BLOCK];
-        for ((l, &a), &b) in lens
-            .iter_mut()
-            .zip(&pts[start..start + m])
-            .zip(&pts[start + 1..start + 1 + m])
-        {
-            *l = distance(a, b);
-        }
-        for &l in &lens[..m] {
-            total += l;
-        }
-        start += m;
-    }
-    if let (Some(&last), Some(&first)) = (pts.last(), pts.first()) {
-        total += distance(last, first);
-    }
-    total
+    ordered_closed_sum(pts, distance)
 }
 
 /// Resamples the closed polyline `raw` at constant spacing into `out`; returns the count
@@ -414,7 +390,7 @@ mod tests {
     #[test]
     fn closed_length_is_the_ordered_sum() {
         let mut unit = crate::track::geometry::test_unit(0x6c07_8965);
-        for n in 0..=4 * AREA_BLOCK + 3 {
+        for n in 0..=4 * crate::track::geometry::AREA_BLOCK + 3 {
             let pts: Vec<Vec2> = (0..n)
                 .map(|_| Vec2::new(50.0 * unit(), 0.01 * unit()))
                 .collect();
