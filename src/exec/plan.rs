@@ -17,6 +17,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::cuda::{ConditionalKind, CudaKernels, CudaStream, DeviceBuffer, Kernel};
 use super::emulated::{EmulatedKernels, MAX_BUFFERS};
@@ -213,6 +214,11 @@ pub struct Trace {
     pub cpu_passes: BTreeMap<String, u32>,
     /// Windows run by each `While`, in the order the loops ran.
     pub windows: Vec<u32>,
+    /// Wall-clock time of each pass by the name it has in `cpu_passes` or `kernels` (its CPU
+    /// lane function over all its lanes, or its emulated kernel's launch), summed over the
+    /// times it ran. The host's control steps (`Any`, `If`, `While`) are not in it. On CUDA
+    /// ([`run_cuda`]) passes are launched asynchronously and nothing is timed.
+    pub pass_time: BTreeMap<String, Duration>,
 }
 
 impl Trace {
@@ -357,11 +363,13 @@ fn run_pass<S: BufferSet>(p: &Pass<S>, backend: &Backend, state: &mut S, trace: 
             p.kernel.filter(|k| kernels.has(k)).map(|k| (kernels, k))
         }
     };
-    match kernel {
+    let start = Instant::now();
+    let name = match kernel {
         None => {
             (p.cpu)(state, backend.launch());
             let name = p.kernel.map_or_else(|| p.name.clone(), String::from);
-            *trace.cpu_passes.entry(name).or_default() += 1;
+            *trace.cpu_passes.entry(name.clone()).or_default() += 1;
+            name
         }
         Some((kernels, k)) => {
             let buffers: Vec<BufId> = p.buffers.iter().map(|(id, _)| *id).collect();
@@ -369,8 +377,10 @@ fn run_pass<S: BufferSet>(p: &Pass<S>, backend: &Backend, state: &mut S, trace: 
                 .launch(k, &p.params, &buffers, p.lanes, state)
                 .expect("kernels are checked present before a plan runs");
             *trace.kernels.entry(k).or_default() += 1;
+            k.to_string()
         }
-    }
+    };
+    *trace.pass_time.entry(name).or_default() += start.elapsed();
 }
 
 /// A plan's state on a device: its buffers, by id.

@@ -405,6 +405,89 @@ fn presets_lists_and_shows_the_builtins() {
     assert_eq!(stdout(&o), f1);
 }
 
+/// `bench --passes` adds a table of every pass's time per row: the CPU passes the pipeline ran,
+/// slowest first, then the time outside them; the shares of a row add up to its timed wall clock.
+#[test]
+fn bench_passes_prints_where_each_rows_time_went() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = trackgen(
+        &[
+            "bench",
+            "--envs",
+            "16",
+            "--threads",
+            "1",
+            "--presets",
+            "polar",
+            "--reps",
+            "2",
+            "--passes",
+        ],
+        tmp.path(),
+    );
+    assert_ok(&o);
+    let out = stdout(&o);
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("pass times"))
+        .skip(2)
+        .collect();
+    let names: Vec<&str> = table
+        .iter()
+        .map(|l| l.split_whitespace().nth(3).unwrap())
+        .collect();
+    for pass in [
+        "tg_track_polar",
+        "tg_track_resample",
+        "tg_track_validate",
+        "tg_track_inflate",
+    ] {
+        assert!(names.contains(&pass), "{pass} missing: {out}");
+    }
+    assert_eq!(names.last(), Some(&"(outside"), "{out}");
+    let mut shares = 0.0;
+    let mut last_us = f64::INFINITY;
+    for line in &table[..table.len() - 1] {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cols[..3], ["polar", "1", "16"], "{line}");
+        let us: f64 = cols[4].parse().unwrap();
+        assert!(us <= last_us, "not slowest first: {out}");
+        last_us = us;
+        shares += cols[5].trim_end_matches('%').parse::<f64>().unwrap();
+    }
+    let outside: f64 = table
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .nth(6)
+        .unwrap()
+        .trim_end_matches('%')
+        .parse()
+        .unwrap();
+    assert!(
+        (shares + outside - 100.0).abs() < 0.5,
+        "shares add to {}: {out}",
+        shares + outside
+    );
+    // Without the flag there is no such table.
+    let o = trackgen(
+        &[
+            "bench",
+            "--envs",
+            "8",
+            "--threads",
+            "1",
+            "--presets",
+            "polar",
+            "--reps",
+            "1",
+        ],
+        tmp.path(),
+    );
+    assert_ok(&o);
+    assert!(!stdout(&o).contains("pass times"));
+}
+
 #[test]
 fn bench_prints_one_row_per_combination() {
     let tmp = tempfile::tempdir().unwrap();

@@ -95,6 +95,16 @@ fn emulated_kernels_match_the_cpu_for_every_preset() {
         let kernels_run: Vec<_> = traces[0].kernels.keys().collect();
         let cpu_run: Vec<_> = traces[0].cpu_passes.keys().collect();
         eprintln!("{name}: kernels {kernels_run:?}; on the CPU {cpu_run:?}");
+        // Every pass launched is timed, under its kernel's name; the control kernels of the
+        // plan's `Any` steps are not passes.
+        let timed: Vec<&str> = traces[0].pass_time.keys().map(String::as_str).collect();
+        let passes: Vec<&str> = traces[0]
+            .kernels
+            .keys()
+            .copied()
+            .filter(|k| !["tg_clear_word", "tg_any_u8"].contains(k))
+            .collect();
+        assert_eq!(timed, passes, "{name}");
         // Every pass has its kernel: the generator's (kernels/track/<generator>.cu) and the
         // stages' after it (kernels/track/stages.cu).
         assert!(

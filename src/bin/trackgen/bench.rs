@@ -1,6 +1,7 @@
 //! The timing commands of the track pipeline and the course runtime: `bench` and `bench-course`.
 
-use std::time::Instant;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use trackgen::corpus::corpus_bytes;
 use trackgen::course::{Binding, Course, CourseConfig, Mode, PurePursuit};
@@ -47,6 +48,11 @@ pub struct BenchArgs {
     /// `cuda[:N]`. On CUDA each timed row includes the batch's transfers to and from the device.
     #[arg(long, default_value = "cpu", value_name = "DEVICE")]
     pub device: Device,
+    /// Also print where each row's time went: every pass's wall clock (its lane function over
+    /// all lanes, or its emulated kernel), summed over the timed repetitions, per track and as a
+    /// share of the row's timed wall clock. Not on CUDA (its passes run asynchronously).
+    #[arg(long)]
+    pub passes: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -107,6 +113,13 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     for preset in &presets {
         check_envs_memory(preset, &args.envs, 4)?;
     }
+    if args.passes && matches!(args.device, Device::Cuda(_)) {
+        return Err(Error::Invalid(
+            "--passes with --device cuda: pass times are measured on the CPU and emulated \
+             backends only (CUDA passes run asynchronously)"
+                .into(),
+        ));
+    }
     // Open the device first, so that a missing GPU fails before any output.
     Backend::new(args.device, Launch::new())?;
     emit(&format!("device: {}\n", args.device))?;
@@ -115,6 +128,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         "preset", "generator", "threads", "envs", "tracks/s", "µs/track", "yield"
     ))?;
     let mut shapes = String::new();
+    let mut pass_rows = String::new();
     for preset in &presets {
         let mut last_batch = None;
         for &threads in &args.threads {
@@ -132,11 +146,24 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 pipe.generate(args.seed, 0, &mut batch)?;
                 let mut seconds = Vec::with_capacity(args.reps as usize);
                 let mut valid = 0u64;
+                let mut pass_time = BTreeMap::<String, Duration>::new();
                 for rep in 1..=args.reps {
                     let t = Instant::now();
                     pipe.generate(args.seed, rep, &mut batch)?;
                     seconds.push(t.elapsed().as_secs_f64());
                     valid += batch.valid.iter().map(|&v| u64::from(v != 0)).sum::<u64>();
+                    for (pass, d) in &pipe.last_trace().pass_time {
+                        *pass_time.entry(pass.clone()).or_default() += *d;
+                    }
+                }
+                if args.passes {
+                    let tracks = n as f64 * f64::from(args.reps);
+                    pass_rows += &pass_time_rows(
+                        &format!("{:<12} {:>8} {:>7}", preset.source, thread_label, n),
+                        &pass_time,
+                        seconds.iter().sum(),
+                        tracks,
+                    );
                 }
                 seconds.sort_by(f64::total_cmp);
                 let median = seconds[seconds.len() / 2].max(1e-12);
@@ -163,7 +190,44 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     emit(&format!(
         "\nshape statistics (last batch of each preset; see `trackgen stats`)\n{}{shapes}",
         shape_header()
-    ))
+    ))?;
+    if args.passes {
+        emit(&format!(
+            "\npass times (wall clock, summed over the timed repetitions)\n\
+             {:<12} {:>8} {:>7} {:<22} {:>10} {:>7}\n{pass_rows}",
+            "preset", "threads", "envs", "pass", "µs/track", "share"
+        ))?;
+    }
+    Ok(())
+}
+
+/// The rows of one bench row's pass times, slowest first, `prefix` opening each: µs per track
+/// and the share of the row's timed wall clock `total_s`, then the time outside every pass
+/// (the host's control steps, scheduling) as `(outside passes)`.
+fn pass_time_rows(
+    prefix: &str,
+    pass_time: &BTreeMap<String, Duration>,
+    total_s: f64,
+    tracks: f64,
+) -> String {
+    let mut passes: Vec<(&str, f64)> = pass_time
+        .iter()
+        .map(|(name, d)| (name.as_str(), d.as_secs_f64()))
+        .collect();
+    passes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    let inside: f64 = passes.iter().map(|p| p.1).sum();
+    passes.push(("(outside passes)", (total_s - inside).max(0.0)));
+    let total = total_s.max(1e-12);
+    passes
+        .iter()
+        .map(|(name, s)| {
+            format!(
+                "{prefix} {name:<22} {:>10.3} {:>6.1}%\n",
+                s * 1e6 / tracks,
+                100.0 * s / total
+            )
+        })
+        .collect()
 }
 
 /// An error unless a batch of each of `envs` envs of `preset` fits the available memory, taking
