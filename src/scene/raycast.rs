@@ -26,7 +26,7 @@
 //! A step by a certified bound never passes a true surface; it may pass a zero of `I` that lies
 //! in certified free space (where `I` bulges out of the true solid), which is what the truth says.
 //!
-//! **Near surfaces** (a certified bound below 0.25 voxel, [`CELL_WALK_VOX`]) the ray walks the cells of the
+//! **Near surfaces** (a certified bound below 0.25 voxel) the ray walks the cells of the
 //! sample grid one by one (a 3D DDA, computing no bounds while the cells it crosses have a
 //! corner below 1.5 voxels): in each, `I` along the ray is a cubic, and its first root
 //! is found exactly (split at the derivative's roots into monotone pieces, narrow the first piece
