@@ -568,35 +568,25 @@ impl Voronoi {
 /// linearly in the point index.
 ///
 /// The per-point work that does not depend on the point before is done in passes over whole
-/// arrays (which vectorize), with the rare cases (a turn too sharp for the quotient in
-/// [`turn_angle`], a smoothed turn too large for the polynomials in [`small_sin_cos`]) patched
-/// afterwards: every value is computed by the same operations as point by point, so the curve is
-/// bit-identical to the plain loop's.
+/// arrays (which vectorize: [`turn_angle`] has no branches), with the rare smoothed turn too
+/// large for the polynomials in [`small_sin_cos`] patched afterwards: every value is computed by
+/// the same operations as point by point, so the curve is bit-identical to the plain loop's.
 fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f32]) {
     let m = pts.len();
-    // The straight-case turn at each point (NaN where the turn needs `atan2`) into `turn`, and
-    // the length of the chord after it into `tmp`.
-    (turn[0], tmp[0]) = straight_turn(pts[m - 1], pts[0], pts[1]);
+    // The turn at each point into `turn` and the length of the chord after it into `tmp`
+    // (branch-free, see [`turn_angle`]: one vectorized pass).
+    (turn[0], tmp[0]) = turn_and_chord(pts[m - 1], pts[0], pts[1]);
     for ((t, l), ((&a, &p), &b)) in turn[1..m - 1]
         .iter_mut()
         .zip(&mut tmp[1..m - 1])
         .zip(pts[..m - 2].iter().zip(&pts[1..m - 1]).zip(&pts[2..]))
     {
-        (*t, *l) = straight_turn(a, p, b);
+        (*t, *l) = turn_and_chord(a, p, b);
     }
-    (turn[m - 1], tmp[m - 1]) = straight_turn(pts[m - 2], pts[m - 1], pts[0]);
+    (turn[m - 1], tmp[m - 1]) = turn_and_chord(pts[m - 2], pts[m - 1], pts[0]);
     let mut length = 0.0f32;
     for &l in tmp.iter() {
         length += l;
-    }
-    for (i, t) in turn.iter_mut().enumerate() {
-        if t.is_nan() {
-            let a = pts[(i + m - 1) % m];
-            let (p, b) = (pts[i], pts[(i + 1) % m]);
-            let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
-            let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
-            *t = turn_angle(ux * vy - uy * vx, ux * vx + uy * vy);
-        }
     }
     let h = length / m as f32;
     let start = pts[0];
@@ -640,33 +630,86 @@ fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f3
     }
 }
 
-/// The turn at `p` from chord `a → p` to chord `p → b` when [`turn_angle`] takes it as the
-/// quotient (NaN otherwise: the quotient is then never NaN, see there), and the length of
+/// The turn at `p` from chord `a → p` to chord `p → b` ([`turn_angle`]) and the length of
 /// `p → b`.
 #[inline(always)]
-fn straight_turn(a: Vec2, p: Vec2, b: Vec2) -> (f32, f32) {
+fn turn_and_chord(a: Vec2, p: Vec2, b: Vec2) -> (f32, f32) {
     let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
     let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
-    let (cross, dot) = (ux * vy - uy * vx, ux * vx + uy * vy);
-    let t = if cross.abs() < dot * STRAIGHT_RATIO {
-        cross / dot
-    } else {
-        f32::NAN
-    };
-    (t, (vx * vx + vy * vy).sqrt())
+    (
+        turn_angle(ux * vy - uy * vx, ux * vx + uy * vy),
+        (vx * vx + vy * vy).sqrt(),
+    )
 }
 
-/// `atan2(cross, dot)` ([`atan2`], bit for bit), with the straight case short: for `0 ≤
-/// |cross| < 2⁻¹² · dot` [`atan2`] returns `atan_unit(|cross| / dot)` with its sign, and
-/// `atan_unit(t) = t` there (its correction, about `t³ / 3`, is below half an ulp of `t` for
-/// `t ≤ 2⁻¹²`), so the quotient is the result (finite: `dot > 0` there, and `cross` finite).
-/// Most points of a resampled polygon lie inside one edge, where the cross product is rounding
-/// noise.
+/// `π/2 − FRAC_PI_2`, `π − PI`, `π/4 − FRAC_PI_4` (the rounding errors of the `f32`
+/// constants), `atan(1/2)` and its rounding error: [`atan2`]'s constants.
+const FRAC_PI_2_LO: f32 = -4.371_139e-8;
+const PI_LO: f32 = -8.742_278e-8;
+const FRAC_PI_4_LO: f32 = -2.185_569_5e-8;
+const ATAN_HALF: f32 = 0.463_647_6;
+const ATAN_HALF_LO: f32 = 5.012_158_7e-9;
+
+/// `atan2(cross, dot)` ([`atan2`], bit for bit), with the straight case short, and without
+/// branches: every case of [`atan2`] is computed with its operations and the result selected,
+/// so that a pass over a curve's points vectorizes (a resampled polygon turns at a few points
+/// in three, where a branch would be mispredicted). For `0 ≤ |cross| < 2⁻¹² · dot` [`atan2`]
+/// returns `atan_unit(|cross| / dot)` with its sign, and `atan_unit(t) = t` there (its
+/// correction, about `t³ / 3`, is below half an ulp of `t` for `t ≤ 2⁻¹²`), so the quotient is
+/// the result (finite: `dot > 0` there, and `cross` finite).
+#[inline(always)]
 fn turn_angle(cross: f32, dot: f32) -> f32 {
+    let (ax, ay) = (dot.abs(), cross.abs());
+    let swap = ay > ax;
+    // The smaller magnitude over the larger: `ay / ax`, or `ax / ay` when swapped.
+    let q = if swap { ax } else { ay } / if swap { ay } else { ax };
+    let a = if ax == ay {
+        if ax == 0.0 {
+            0.0
+        } else {
+            1.0
+        }
+    } else {
+        q
+    };
+    // `atan_unit(a)`: above 11/16 `π/4 + atan((a − 1)/(a + 1))`, above tan(π/8)
+    // `atan(1/2) + atan((2a − 1)/(2 + a))`, else the polynomial at `a`.
+    let upper = a >= 0.6875;
+    let middle = a > 0.414_213_57;
+    let num = if upper { a - 1.0 } else { 2.0 * a - 1.0 };
+    let den = if upper { a + 1.0 } else { 2.0 + a };
+    let tq = num / den;
+    let (base, base_lo, t) = if upper {
+        (crate::math::FRAC_PI_4, FRAC_PI_4_LO, tq)
+    } else if middle {
+        (ATAN_HALF, ATAN_HALF_LO, tq)
+    } else {
+        (0.0, 0.0, a)
+    };
+    let z = t * t;
+    let poly =
+        (((8.053_744_5e-2 * z - 1.387_768_6e-1) * z + 1.997_771_1e-1) * z - 3.333_295e-1) * z * t
+            + t;
+    let u = base + (poly + base_lo);
+    let back = dot.is_sign_negative();
+    let half_pi = std::f32::consts::FRAC_PI_2;
+    let r = if swap {
+        (if back { half_pi + u } else { half_pi - u }) + FRAC_PI_2_LO
+    } else if back {
+        (crate::math::PI - u) + PI_LO
+    } else {
+        u
+    };
+    let r = if cross.is_sign_negative() { -r } else { r };
+    let r = if dot.is_nan() || cross.is_nan() {
+        f32::NAN
+    } else {
+        r
+    };
     if cross.abs() < dot * STRAIGHT_RATIO {
         cross / dot
     } else {
-        atan2(cross, dot)
+        r
     }
 }
 
@@ -1486,6 +1529,34 @@ pub(super) mod tests {
             let t = f32::from_bits(STRAIGHT_RATIO.to_bits() - 2048 + k);
             cases.push((t * 3.0, 3.0));
             cases.push((-t * 7.0, 7.0));
+        }
+        // Every direction and the cases of `atan2`: both signs of zero, equal magnitudes,
+        // the interval bounds of its arctangent, infinities, NaN.
+        for _ in 0..200_000 {
+            let (s, c) = sin_cos(crate::math::TAU * rng.unit());
+            let r = crate::math::exp(20.0 * rng.signed());
+            cases.push((r * s, r * c));
+        }
+        let specials = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            0.6875,
+            0.414_213_57,
+            0.414_213_6,
+            3.0,
+            f32::MIN_POSITIVE,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        for &y in &specials {
+            for &x in &specials {
+                cases.push((y, x));
+                cases.push((-y, x));
+            }
         }
         for (cross, dot) in cases {
             assert_eq!(
