@@ -410,14 +410,15 @@ impl Voronoi {
         if sites.len() <= FAR_CAP {
             // The near sites listed without branches, in site order, then clipped by; then the
             // far sites within reach of the polygon they left (a far site beyond it is beyond
-            // the reach of every later, smaller polygon too: the clipper would skip it).
+            // the reach of every later, smaller polygon too: the clipper would skip it). Sites
+            // are finite, so every `d2` is a number.
             let mut list = [0u32; FAR_CAP];
             let mut listed = 0;
             for (j, &q) in sites.iter().enumerate() {
                 let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
                 let d2 = ax * ax + ay * ay;
                 list[listed] = j as u32;
-                listed += usize::from(j != s && !(d2 > near2));
+                listed += usize::from(j != s && d2 <= near2);
             }
             for &j in &list[..listed] {
                 let q = sites[j as usize];
@@ -430,7 +431,7 @@ impl Voronoi {
                 let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
                 let d2 = ax * ax + ay * ay;
                 list[listed] = j as u32;
-                listed += usize::from(j != s && d2 > near2 && !(d2 > reach2));
+                listed += usize::from(j != s && d2 > near2 && d2 <= reach2);
             }
             for &j in &list[..listed] {
                 let q = sites[j as usize];
@@ -441,7 +442,7 @@ impl Voronoi {
             for (j, &q) in sites.iter().enumerate() {
                 let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
                 let d2 = ax * ax + ay * ay;
-                if j != s && !(d2 > near2) {
+                if j != s && d2 <= near2 {
                     clipper.visit(cell, tmp, j, q, d2)?;
                 }
             }
@@ -838,6 +839,14 @@ fn reach_sq(verts: &[Vec2], count: usize, p: Vec2, slack: f32) -> f32 {
     reach * reach
 }
 
+/// Whether a vertex of side `s` is outside a clip's half-plane: not `s ≤ 0` (so NaN is outside,
+/// as in [`clip_through`]; the negated comparison says exactly that).
+#[inline(always)]
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+fn outside(s: f32) -> bool {
+    !(s <= 0.0)
+}
+
 /// The first `count` (1 to 64) vertices of `verts` (whose length is at least `count` rounded
 /// up to a multiple of 8) outside the half-plane `side(v) ≤ 0`, as bits (bit `k` for vertex
 /// `k`; a NaN side counts as outside, as in [`clip_through`]), computed eight at a time
@@ -848,7 +857,7 @@ fn outside_mask(verts: &[Vec2], count: usize, side: impl Fn(Vec2) -> f32) -> u64
     for (c, chunk) in verts[..count.div_ceil(8) * 8].chunks_exact(8).enumerate() {
         let mut bytes = [0u8; 8];
         for (b, &v) in bytes.iter_mut().zip(chunk) {
-            *b = u8::from(!(side(v) <= 0.0));
+            *b = u8::from(outside(side(v)));
         }
         // Gathers the low bit of each byte into the top byte (byte `i` to bit `56 + i`).
         let bits = u64::from_le_bytes(bytes).wrapping_mul(0x0102_0408_1020_4080) >> 56;
@@ -888,7 +897,7 @@ fn clip(
     // Whether vertex 0 is inside, where the polygon leaves the half-plane (first vertex
     // outside) and where it comes back (first vertex inside).
     let (in0, leave, enter) = if count <= 64 {
-        let out = outside_mask(cell.verts, count, &side);
+        let out = outside_mask(cell.verts, count, side);
         let all = u64::MAX >> (64 - count);
         if out == 0 {
             return Some((count, false));
