@@ -55,6 +55,7 @@ struct tg_voronoi_dims {
     float step_m;
     tg_u32 max_points;
     tg_u32 max_verts;
+    tg_u32 stride;
     tg_u32 slots;
 };
 
@@ -66,6 +67,7 @@ TG_HD inline tg_voronoi_dims tg_voronoi_dims_of(const tg_voronoi_params* p) {
     d.step_m = pixel_m / (float)s;
     d.max_points = 8u * p->grid * s;
     d.max_verts = TG_VORONOI_CLIP_SIDES + p->n_sites;
+    d.stride = (d.max_verts + 7u) / 8u * 8u;
     tg_u32 slots = p->n_cells < p->n_sites ? p->n_cells : p->n_sites;
     d.slots = slots > 1u ? slots : 1u;
     return d;
@@ -126,8 +128,10 @@ TG_HD inline tg_u32 tg_voronoi_nearest_to_origin(const tg_vec2* sites, tg_u32 n)
 }
 
 // The growing region's state in the lane's scratch (Rust `Region`): per site its state and
-// slot, per slot its site and vertex count, and slots + 1 polygons of max_verts vertices and
-// edge labels (the first is the clipping temporary).
+// slot, per slot its site and vertex count, and slots + 1 polygons of at most max_verts vertices
+// and their edge labels, each stored in `stride` slots (max_verts rounded up to a multiple of 8,
+// as the Rust stage, whose passes over a polygon run in blocks of 8; the first polygon is the
+// clipping temporary).
 struct tg_voronoi_region {
     tg_u32* state;
     tg_u32* slot_of;
@@ -315,8 +319,8 @@ TG_HD inline bool tg_voronoi_select(const tg_voronoi_params* p, const tg_voronoi
     tg_u32 mv = d->max_verts;
     tg_vec2* tv = r->verts;
     tg_u32* tl = r->labels;
-    tg_vec2* verts = r->verts + (slot + 1u) * mv;
-    tg_u32* labels = r->labels + (slot + 1u) * mv;
+    tg_vec2* verts = r->verts + (slot + 1u) * d->stride;
+    tg_u32* labels = r->labels + (slot + 1u) * d->stride;
     float rc = p->radius_m * TG_VORONOI_CLIP_SEC;
     for (tg_u32 k = 0u; k < TG_VORONOI_CLIP_SIDES; ++k) {
         verts[k] = tg_v2(rc * clip_cos[k], rc * clip_sin[k]);
@@ -434,7 +438,7 @@ TG_HD inline bool tg_voronoi_boundary(const tg_voronoi_region* r, tg_u32 l) {
 // when the walk fails or the outline has more than cap vertices.
 TG_HD inline tg_u32 tg_voronoi_trace(const tg_voronoi_dims* d, const tg_voronoi_region* r,
                                      tg_u32 k, tg_vec2* poly, tg_u32 cap) {
-    tg_u32 mv = d->max_verts;
+    tg_u32 mv = d->stride;
     const tg_vec2* verts = r->verts + mv;
     const tg_u32* labels = r->labels + mv;
     bool found = false;
@@ -665,10 +669,10 @@ TG_HD inline void tg_voronoi_finish(tg_vec2* curve, tg_u32 m) {
 
 // One env's outline into `out` (at least max_points slots); returns the number of points.
 // `scratch` / `scratch_u32` are the env's generator scratch, laid out as the Rust stage's:
-// f32 sites (2n), cell vertices (2 · (slots + 1) · max_verts), the boundary polygon (2 ·
+// f32 sites (2n), cell vertices (2 · (slots + 1) · stride), the boundary polygon (2 ·
 // max_points; later the turning angles and their temporary, max_points each);
 // u32 site states (n), site slots (n), slot sites (slots), slot vertex counts (slots), cell edge
-// labels ((slots + 1) · max_verts).
+// labels ((slots + 1) · stride).
 TG_HD inline tg_u32 tg_voronoi_lane(const tg_voronoi_params* p, tg_rng* rng, float* scratch,
                                     tg_u32* scratch_u32, tg_vec2* out) {
     tg_u32 n = p->n_sites;
@@ -679,7 +683,7 @@ TG_HD inline tg_u32 tg_voronoi_lane(const tg_voronoi_params* p, tg_rng* rng, flo
     tg_vec2* sites = (tg_vec2*)scratch;
     tg_voronoi_region r;
     r.verts = (tg_vec2*)(scratch + 2u * n);
-    float* words = scratch + 2u * n + 2u * (d.slots + 1u) * d.max_verts;
+    float* words = scratch + 2u * n + 2u * (d.slots + 1u) * d.stride;
     r.state = scratch_u32;
     r.slot_of = r.state + n;
     r.slot_site = r.slot_of + n;

@@ -97,8 +97,8 @@ const SMALL_TURN: f32 = 0.25;
 /// A value no cosine takes: it marks a turn left for [`sin_cos`] in `smooth_turning`.
 const NOT_A_COSINE: f32 = 2.0;
 
-/// Far sites a cell's near pass notes on the stack (more, beyond the preset's 64 sites, are
-/// found again by a second scan; see [`Voronoi::cell`]).
+/// Sites a cell lists on the stack for each clipping pass (with more, beyond the preset's 64,
+/// each pass scans the sites one by one; see [`Voronoi::cell`]).
 const FAR_CAP: usize = 64;
 /// Sides of the clip polygon, a regular polygon circumscribed about the sites' disc.
 const CLIP_SIDES: usize = 16;
@@ -142,10 +142,13 @@ const CANDIDATE: u32 = 1;
 const SELECTED: u32 = 2;
 
 /// One convex cell polygon's storage (its vertex count is kept beside it): edge `k` runs from
-/// vertex `k` to `k + 1` (cyclic) and is labelled with the site across it.
+/// vertex `k` to `k + 1` (cyclic) and is labelled with the site across it. The storage holds
+/// the vertex count rounded up to a multiple of 8 (see [`Voronoi::stride`]); a polygon has at
+/// most `cap` vertices.
 struct Cell<'a> {
     verts: &'a mut [Vec2],
     labels: &'a mut [u32],
+    cap: usize,
 }
 
 impl Voronoi {
@@ -182,6 +185,12 @@ impl Voronoi {
         CLIP_SIDES + self.n_sites
     }
 
+    /// Storage of one cell, vertices: [`Self::max_verts`] rounded up to a multiple of 8, so that
+    /// the passes over a polygon's vertices run in whole blocks of 8 (see [`outside_mask`]).
+    fn stride(&self) -> usize {
+        self.max_verts().div_ceil(8) * 8
+    }
+
     /// Cells the region can hold (one polygon slot each).
     fn slots(&self) -> usize {
         self.n_cells.min(self.n_sites).max(1)
@@ -198,12 +207,12 @@ impl Stage for Voronoi {
     fn scratch_len(&self) -> usize {
         // sites, cell vertices (a clipping temporary, then one polygon per slot), the boundary
         // polygon (later the turning angles and their temporary)
-        2 * self.n_sites + 2 * (self.slots() + 1) * self.max_verts() + 2 * self.max_points()
+        2 * self.n_sites + 2 * (self.slots() + 1) * self.stride() + 2 * self.max_points()
     }
     fn scratch_u32_len(&self) -> usize {
         // site states, site slots, slot sites, slot vertex counts, cell edge labels (laid out
         // as the vertices)
-        2 * self.n_sites + 2 * self.slots() + (self.slots() + 1) * self.max_verts()
+        2 * self.n_sites + 2 * self.slots() + (self.slots() + 1) * self.stride()
     }
     fn run_lane(
         &self,
@@ -217,7 +226,7 @@ impl Stage for Voronoi {
             return 0;
         }
         let slots = self.slots();
-        let mv = self.max_verts();
+        let mv = self.stride();
         let (sites, rest) = scratch.split_at_mut(2 * n);
         let (verts, rest) = rest.split_at_mut(2 * (slots + 1) * mv);
         let words = &mut rest[..2 * self.max_points()];
@@ -288,7 +297,7 @@ struct Region<'a> {
     slot_site: &'a mut [u32],
     /// Per slot: its polygon's vertex count.
     counts: &'a mut [u32],
-    /// `slots + 1` polygons of `max_verts` vertices (the first is the clipping temporary).
+    /// `slots + 1` polygons of `stride` vertices (the first is the clipping temporary).
     verts: &'a mut [Vec2],
     /// Their edge labels, laid out alike.
     labels: &'a mut [u32],
@@ -332,16 +341,19 @@ impl Voronoi {
     /// Selects site `s` into polygon slot `slot`: computes its cell there and marks the free
     /// sites across its long edges as candidates.
     fn select(&self, sites: &[Vec2], s: usize, slot: usize, r: &mut Region) -> Option<()> {
-        let mv = self.max_verts();
+        let mv = self.stride();
+        let cap = self.max_verts();
         let (tmp_verts, verts) = r.verts.split_at_mut(mv);
         let (tmp_labels, labels) = r.labels.split_at_mut(mv);
         let mut tmp = Cell {
             verts: tmp_verts,
             labels: tmp_labels,
+            cap,
         };
         let mut cell = Cell {
             verts: &mut verts[slot * mv..(slot + 1) * mv],
             labels: &mut labels[slot * mv..(slot + 1) * mv],
+            cap,
         };
         let count = self.cell(sites, s, &mut cell, &mut tmp)?;
         r.state[s] = SELECTED;
@@ -377,8 +389,9 @@ impl Voronoi {
     /// (below `1e-6` of the circumradius), so the test in `f32` would find every vertex inside
     /// too and the cell is exactly what clipping by every site in this order gives. `R` is
     /// recomputed only when a site is nearer than a bound left over from a larger polygon (one a
-    /// clip has since shrunk). The near pass notes the far sites, which the far pass then visits
-    /// alone.
+    /// clip has since shrunk). Each pass first lists its sites without branches (the far pass
+    /// only those within `2 R + δ` of the polygon the near pass left, `R` computed then), so
+    /// that only the sites that may clip are visited.
     fn cell(&self, sites: &[Vec2], s: usize, cell: &mut Cell, tmp: &mut Cell) -> Option<usize> {
         let rc = self.radius_m * CLIP_SEC;
         for k in 0..CLIP_SIDES {
@@ -394,30 +407,45 @@ impl Voronoi {
             reach2: f32::INFINITY,
             fresh: false,
         };
-        // The near pass notes the far sites (index and squared distance, in site order) so that
-        // the far pass visits only them.
-        let mut far = [(0u32, 0.0f32); FAR_CAP];
-        let mut n_far = 0;
-        for (j, &q) in sites.iter().enumerate() {
-            let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
-            let d2 = ax * ax + ay * ay;
-            if j == s {
-                continue;
+        if sites.len() <= FAR_CAP {
+            // The near sites listed without branches, in site order, then clipped by; then the
+            // far sites within reach of the polygon they left (a far site beyond it is beyond
+            // the reach of every later, smaller polygon too: the clipper would skip it). Sites
+            // are finite, so every `d2` is a number.
+            let mut list = [0u32; FAR_CAP];
+            let mut listed = 0;
+            for (j, &q) in sites.iter().enumerate() {
+                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
+                let d2 = ax * ax + ay * ay;
+                list[listed] = j as u32;
+                listed += usize::from(j != s && d2 <= near2);
             }
-            if d2 > near2 {
-                if n_far < FAR_CAP {
-                    far[n_far] = (j as u32, d2);
-                }
-                n_far += 1;
-                continue;
+            for &j in &list[..listed] {
+                let q = sites[j as usize];
+                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
+                clipper.visit(cell, tmp, j as usize, q, ax * ax + ay * ay)?;
             }
-            clipper.visit(cell, tmp, j, q, d2)?;
-        }
-        if n_far <= FAR_CAP {
-            for &(j, d2) in &far[..n_far] {
-                clipper.visit(cell, tmp, j as usize, sites[j as usize], d2)?;
+            let reach2 = clipper.fresh_reach2(cell);
+            listed = 0;
+            for (j, &q) in sites.iter().enumerate() {
+                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
+                let d2 = ax * ax + ay * ay;
+                list[listed] = j as u32;
+                listed += usize::from(j != s && d2 > near2 && d2 <= reach2);
+            }
+            for &j in &list[..listed] {
+                let q = sites[j as usize];
+                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
+                clipper.visit(cell, tmp, j as usize, q, ax * ax + ay * ay)?;
             }
         } else {
+            for (j, &q) in sites.iter().enumerate() {
+                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
+                let d2 = ax * ax + ay * ay;
+                if j != s && d2 <= near2 {
+                    clipper.visit(cell, tmp, j, q, d2)?;
+                }
+            }
             for (j, &q) in sites.iter().enumerate() {
                 let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
                 let d2 = ax * ax + ay * ay;
@@ -435,7 +463,7 @@ impl Voronoi {
     /// number of vertices, or 0 when the walk fails (a shared edge missing from one of its two
     /// cells) or the outline has more than `poly.len()` vertices.
     fn trace(&self, r: &Region, k: usize, poly: &mut [Vec2]) -> usize {
-        let mv = self.max_verts();
+        let mv = self.stride();
         let vert = |slot: usize, e: usize| r.verts[(slot + 1) * mv + e];
         let label = |slot: usize, e: usize| r.labels[(slot + 1) * mv + e];
         let count = |slot: usize| r.counts[slot] as usize;
@@ -541,35 +569,25 @@ impl Voronoi {
 /// linearly in the point index.
 ///
 /// The per-point work that does not depend on the point before is done in passes over whole
-/// arrays (which vectorize), with the rare cases (a turn too sharp for the quotient in
-/// [`turn_angle`], a smoothed turn too large for the polynomials in [`small_sin_cos`]) patched
-/// afterwards: every value is computed by the same operations as point by point, so the curve is
-/// bit-identical to the plain loop's.
+/// arrays (which vectorize: [`turn_angle`] has no branches), with the rare smoothed turn too
+/// large for the polynomials in [`small_sin_cos`] patched afterwards: every value is computed by
+/// the same operations as point by point, so the curve is bit-identical to the plain loop's.
 fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f32]) {
     let m = pts.len();
-    // The straight-case turn at each point (NaN where the turn needs `atan2`) into `turn`, and
-    // the length of the chord after it into `tmp`.
-    (turn[0], tmp[0]) = straight_turn(pts[m - 1], pts[0], pts[1]);
+    // The turn at each point into `turn` and the length of the chord after it into `tmp`
+    // (branch-free, see [`turn_angle`]: one vectorized pass).
+    (turn[0], tmp[0]) = turn_and_chord(pts[m - 1], pts[0], pts[1]);
     for ((t, l), ((&a, &p), &b)) in turn[1..m - 1]
         .iter_mut()
         .zip(&mut tmp[1..m - 1])
         .zip(pts[..m - 2].iter().zip(&pts[1..m - 1]).zip(&pts[2..]))
     {
-        (*t, *l) = straight_turn(a, p, b);
+        (*t, *l) = turn_and_chord(a, p, b);
     }
-    (turn[m - 1], tmp[m - 1]) = straight_turn(pts[m - 2], pts[m - 1], pts[0]);
+    (turn[m - 1], tmp[m - 1]) = turn_and_chord(pts[m - 2], pts[m - 1], pts[0]);
     let mut length = 0.0f32;
     for &l in tmp.iter() {
         length += l;
-    }
-    for (i, t) in turn.iter_mut().enumerate() {
-        if t.is_nan() {
-            let a = pts[(i + m - 1) % m];
-            let (p, b) = (pts[i], pts[(i + 1) % m]);
-            let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
-            let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
-            *t = turn_angle(ux * vy - uy * vx, ux * vx + uy * vy);
-        }
     }
     let h = length / m as f32;
     let start = pts[0];
@@ -613,33 +631,86 @@ fn smooth_turning(pts: &mut [Vec2], half: usize, turn: &mut [f32], tmp: &mut [f3
     }
 }
 
-/// The turn at `p` from chord `a → p` to chord `p → b` when [`turn_angle`] takes it as the
-/// quotient (NaN otherwise: the quotient is then never NaN, see there), and the length of
+/// The turn at `p` from chord `a → p` to chord `p → b` ([`turn_angle`]) and the length of
 /// `p → b`.
 #[inline(always)]
-fn straight_turn(a: Vec2, p: Vec2, b: Vec2) -> (f32, f32) {
+fn turn_and_chord(a: Vec2, p: Vec2, b: Vec2) -> (f32, f32) {
     let (ux, uy) = (p[0] - a[0], p[1] - a[1]);
     let (vx, vy) = (b[0] - p[0], b[1] - p[1]);
-    let (cross, dot) = (ux * vy - uy * vx, ux * vx + uy * vy);
-    let t = if cross.abs() < dot * STRAIGHT_RATIO {
-        cross / dot
-    } else {
-        f32::NAN
-    };
-    (t, (vx * vx + vy * vy).sqrt())
+    (
+        turn_angle(ux * vy - uy * vx, ux * vx + uy * vy),
+        (vx * vx + vy * vy).sqrt(),
+    )
 }
 
-/// `atan2(cross, dot)` ([`atan2`], bit for bit), with the straight case short: for `0 ≤
-/// |cross| < 2⁻¹² · dot` [`atan2`] returns `atan_unit(|cross| / dot)` with its sign, and
-/// `atan_unit(t) = t` there (its correction, about `t³ / 3`, is below half an ulp of `t` for
-/// `t ≤ 2⁻¹²`), so the quotient is the result (finite: `dot > 0` there, and `cross` finite).
-/// Most points of a resampled polygon lie inside one edge, where the cross product is rounding
-/// noise.
+/// `π/2 − FRAC_PI_2`, `π − PI`, `π/4 − FRAC_PI_4` (the rounding errors of the `f32`
+/// constants), `atan(1/2)` and its rounding error: [`atan2`]'s constants.
+const FRAC_PI_2_LO: f32 = -4.371_139e-8;
+const PI_LO: f32 = -8.742_278e-8;
+const FRAC_PI_4_LO: f32 = -2.185_569_5e-8;
+const ATAN_HALF: f32 = 0.463_647_6;
+const ATAN_HALF_LO: f32 = 5.012_158_7e-9;
+
+/// `atan2(cross, dot)` ([`atan2`], bit for bit), with the straight case short, and without
+/// branches: every case of [`atan2`] is computed with its operations and the result selected,
+/// so that a pass over a curve's points vectorizes (a resampled polygon turns at a few points
+/// in three, where a branch would be mispredicted). For `0 ≤ |cross| < 2⁻¹² · dot` [`atan2`]
+/// returns `atan_unit(|cross| / dot)` with its sign, and `atan_unit(t) = t` there (its
+/// correction, about `t³ / 3`, is below half an ulp of `t` for `t ≤ 2⁻¹²`), so the quotient is
+/// the result (finite: `dot > 0` there, and `cross` finite).
+#[inline(always)]
 fn turn_angle(cross: f32, dot: f32) -> f32 {
+    let (ax, ay) = (dot.abs(), cross.abs());
+    let swap = ay > ax;
+    // The smaller magnitude over the larger: `ay / ax`, or `ax / ay` when swapped.
+    let q = if swap { ax } else { ay } / if swap { ay } else { ax };
+    let a = if ax == ay {
+        if ax == 0.0 {
+            0.0
+        } else {
+            1.0
+        }
+    } else {
+        q
+    };
+    // `atan_unit(a)`: above 11/16 `π/4 + atan((a − 1)/(a + 1))`, above tan(π/8)
+    // `atan(1/2) + atan((2a − 1)/(2 + a))`, else the polynomial at `a`.
+    let upper = a >= 0.6875;
+    let middle = a > 0.414_213_57;
+    let num = if upper { a - 1.0 } else { 2.0 * a - 1.0 };
+    let den = if upper { a + 1.0 } else { 2.0 + a };
+    let tq = num / den;
+    let (base, base_lo, t) = if upper {
+        (crate::math::FRAC_PI_4, FRAC_PI_4_LO, tq)
+    } else if middle {
+        (ATAN_HALF, ATAN_HALF_LO, tq)
+    } else {
+        (0.0, 0.0, a)
+    };
+    let z = t * t;
+    let poly =
+        (((8.053_744_5e-2 * z - 1.387_768_6e-1) * z + 1.997_771_1e-1) * z - 3.333_295e-1) * z * t
+            + t;
+    let u = base + (poly + base_lo);
+    let back = dot.is_sign_negative();
+    let half_pi = std::f32::consts::FRAC_PI_2;
+    let r = if swap {
+        (if back { half_pi + u } else { half_pi - u }) + FRAC_PI_2_LO
+    } else if back {
+        (crate::math::PI - u) + PI_LO
+    } else {
+        u
+    };
+    let r = if cross.is_sign_negative() { -r } else { r };
+    let r = if dot.is_nan() || cross.is_nan() {
+        f32::NAN
+    } else {
+        r
+    };
     if cross.abs() < dot * STRAIGHT_RATIO {
         cross / dot
     } else {
-        atan2(cross, dot)
+        r
     }
 }
 
@@ -702,6 +773,15 @@ struct Clipper {
 }
 
 impl Clipper {
+    /// `(2 R + δ)²` of the current polygon (computed now unless known).
+    fn fresh_reach2(&mut self, cell: &Cell) -> f32 {
+        if !self.fresh {
+            self.reach2 = reach_sq(cell.verts, self.count, self.p, self.slack);
+            self.fresh = true;
+        }
+        self.reach2
+    }
+
     /// Clips `cell` by site `j` at `q` (squared distance `d2` from the cell's site) unless the
     /// skip test shows its half-plane holds the whole polygon; `None` when the polygon would
     /// exceed its capacity.
@@ -711,7 +791,7 @@ impl Clipper {
             return Some(());
         }
         if !self.fresh {
-            self.reach2 = reach_sq(&cell.verts[..self.count], self.p, self.slack);
+            self.reach2 = reach_sq(cell.verts, self.count, self.p, self.slack);
             self.fresh = true;
             if d2 > self.reach2 {
                 return Some(());
@@ -724,15 +804,66 @@ impl Clipper {
     }
 }
 
-/// `(2 R + slack)²` with `R` the largest distance from `p` to a vertex of `verts`.
-fn reach_sq(verts: &[Vec2], p: Vec2, slack: f32) -> f32 {
-    let mut r2 = 0.0f32;
-    for v in verts {
-        let (dx, dy) = (v[0] - p[0], v[1] - p[1]);
-        r2 = r2.max(dx * dx + dy * dy);
+/// `(2 R + slack)²` with `R` the largest distance from `p` to one of the first `count`
+/// vertices of `verts` (whose length is at least `count` rounded up to a multiple of 8).
+///
+/// The squared distances are maximised in eight lanes (vertex `k` in lane `k mod 8`, the
+/// vertices past `count` as 0), which vectorizes, then across the lanes: the maximum of finite
+/// numbers is exact, so the result is the plain loop's whatever the order.
+#[inline(always)]
+fn reach_sq(verts: &[Vec2], count: usize, p: Vec2, slack: f32) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    for (c, chunk) in verts[..count.div_ceil(8) * 8].chunks_exact(8).enumerate() {
+        for (i, (l, &v)) in lanes.iter_mut().zip(chunk).enumerate() {
+            let (dx, dy) = (v[0] - p[0], v[1] - p[1]);
+            // Times 0 past `count` (0, or NaN from an infinite stale value, which the
+            // comparison skips): no branch.
+            // (`count` is at most `max_verts`, far below 2³².)
+            let d = (dx * dx + dy * dy) * f32::from(u8::from(((8 * c + i) as u32) < count as u32));
+            *l = if d > *l { d } else { *l };
+        }
     }
-    let reach = 2.0 * r2.sqrt() + slack;
+    // The lanes halved three times (a tree, not a chain).
+    let mut w = 8;
+    while w > 1 {
+        w /= 2;
+        for i in 0..w {
+            lanes[i] = if lanes[i + w] > lanes[i] {
+                lanes[i + w]
+            } else {
+                lanes[i]
+            };
+        }
+    }
+    let reach = 2.0 * lanes[0].sqrt() + slack;
     reach * reach
+}
+
+/// Whether a vertex of side `s` is outside a clip's half-plane: not `s ≤ 0` (so NaN is outside,
+/// as in [`clip_through`]; the negated comparison says exactly that).
+#[inline(always)]
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+fn outside(s: f32) -> bool {
+    !(s <= 0.0)
+}
+
+/// The first `count` (1 to 64) vertices of `verts` (whose length is at least `count` rounded
+/// up to a multiple of 8) outside the half-plane `side(v) ≤ 0`, as bits (bit `k` for vertex
+/// `k`; a NaN side counts as outside, as in [`clip_through`]), computed eight at a time
+/// without branches.
+#[inline(always)]
+fn outside_mask(verts: &[Vec2], count: usize, side: impl Fn(Vec2) -> f32) -> u64 {
+    let mut mask = 0u64;
+    for (c, chunk) in verts[..count.div_ceil(8) * 8].chunks_exact(8).enumerate() {
+        let mut bytes = [0u8; 8];
+        for (b, &v) in bytes.iter_mut().zip(chunk) {
+            *b = u8::from(outside(side(v)));
+        }
+        // Gathers the low bit of each byte into the top byte (byte `i` to bit `56 + i`).
+        let bits = u64::from_le_bytes(bytes).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        mask |= bits << (8 * c);
+    }
+    mask & (u64::MAX >> (64 - count))
 }
 
 /// Clips the convex polygon `cell` (`count` vertices) to the half-plane of points at least as
@@ -744,7 +875,9 @@ fn reach_sq(verts: &[Vec2], p: Vec2, slack: f32) -> f32 {
 /// on both sides of a nearly collinear stretch), the run is replaced in place by the two
 /// crossing points, computed and ordered as the general loop would (the polygon still starts at
 /// the first vertex that loop writes); otherwise the general loop runs. Vertices are finite, so
-/// every side is a number and a vertex is inside exactly when its side is `≤ 0`.
+/// every side is a number and a vertex is inside exactly when its side is `≤ 0`. For up to 64
+/// vertices the sides are taken as one bit mask ([`outside_mask`]), whose runs are found without
+/// branches; larger polygons are scanned vertex by vertex.
 #[inline(always)]
 fn clip(
     cell: &mut Cell,
@@ -760,35 +893,58 @@ fn clip(
     let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
     let (mx, my) = ((p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5);
     let side = |v: Vec2| (v[0] - mx) * ax + (v[1] - my) * ay;
-    // Vertex 0's state runs to `t1`, the other state to `t2`, vertex 0's again to the end; a
-    // vertex of the other state after `t2` makes a second run.
     let verts = &cell.verts[..count];
-    let in0 = side(verts[0]) <= 0.0;
-    let mut t1 = 1;
-    while t1 < count && (side(verts[t1]) <= 0.0) == in0 {
-        t1 += 1;
-    }
-    if t1 == count {
-        // All inside: unchanged; all outside: nothing is left.
-        return Some(if in0 { (count, false) } else { (0, true) });
-    }
-    let mut t2 = t1 + 1;
-    while t2 < count && (side(verts[t2]) <= 0.0) != in0 {
-        t2 += 1;
-    }
-    let mut t3 = t2 + 1;
-    while t3 < count && (side(verts[t3]) <= 0.0) == in0 {
-        t3 += 1;
-    }
-    if t3 < count {
-        return clip_through(cell, count, side, label, tmp).map(|w| (w, true));
-    }
-    // Where the polygon leaves the half-plane (first vertex outside) and comes back (first
-    // vertex inside).
-    let (leave, enter) = if in0 {
-        (t1, t2 % count)
+    // Whether vertex 0 is inside, where the polygon leaves the half-plane (first vertex
+    // outside) and where it comes back (first vertex inside).
+    let (in0, leave, enter) = if count <= 64 {
+        let out = outside_mask(cell.verts, count, side);
+        let all = u64::MAX >> (64 - count);
+        if out == 0 {
+            return Some((count, false));
+        }
+        if out == all {
+            return Some((0, true));
+        }
+        // Bit `k`: vertex `k − 1` (cyclic) is outside.
+        let before = ((out << 1) | (out >> (count - 1))) & all;
+        let leaves = out & !before;
+        if leaves.count_ones() > 1 {
+            return clip_through(cell, count, side, label, tmp).map(|w| (w, true));
+        }
+        let enters = !out & before;
+        (
+            out & 1 == 0,
+            leaves.trailing_zeros() as usize,
+            enters.trailing_zeros() as usize,
+        )
     } else {
-        (t2 % count, t1)
+        // Vertex 0's state runs to `t1`, the other state to `t2`, vertex 0's again to the
+        // end; a vertex of the other state after `t2` makes a second run.
+        let in0 = side(verts[0]) <= 0.0;
+        let mut t1 = 1;
+        while t1 < count && (side(verts[t1]) <= 0.0) == in0 {
+            t1 += 1;
+        }
+        if t1 == count {
+            // All inside: unchanged; all outside: nothing is left.
+            return Some(if in0 { (count, false) } else { (0, true) });
+        }
+        let mut t2 = t1 + 1;
+        while t2 < count && (side(verts[t2]) <= 0.0) != in0 {
+            t2 += 1;
+        }
+        let mut t3 = t2 + 1;
+        while t3 < count && (side(verts[t3]) <= 0.0) == in0 {
+            t3 += 1;
+        }
+        if t3 < count {
+            return clip_through(cell, count, side, label, tmp).map(|w| (w, true));
+        }
+        if in0 {
+            (in0, t1, t2 % count)
+        } else {
+            (in0, t2 % count, t1)
+        }
     };
     // The outside run is leave..=last, the inside run enter..=first (cyclic).
     let last = if enter == 0 { count - 1 } else { enter - 1 };
@@ -801,7 +957,7 @@ fn clip(
     let into = cut(cell.verts[first], cell.verts[leave]);
     let back = cut(cell.verts[last], cell.verts[enter]);
     let back_label = cell.labels[last];
-    let cap = cell.verts.len();
+    let cap = cell.cap;
     if !in0 {
         // Vertex 0 is outside: the loop writes `back`, the inside run, then `into`.
         let kept = first + 1 - enter;
@@ -842,7 +998,7 @@ fn clip_through(
     label: u32,
     tmp: &mut Cell,
 ) -> Option<usize> {
-    let cap = tmp.verts.len();
+    let cap = tmp.cap;
     let mut w = 0;
     let mut push = |v: Vec2, l: u32| -> Option<()> {
         if w == cap {
@@ -1089,7 +1245,7 @@ pub(super) mod tests {
     /// Scratch for a region of `v`, and `select` run on the given sites in order.
     fn region_of(v: &Voronoi, sites: &[Vec2], chosen: &[usize]) -> (Vec<Vec2>, Vec<u32>, usize) {
         let n = v.n_sites;
-        let mv = v.max_verts();
+        let mv = v.stride();
         let mut verts = vec![Vec2::NAN; (v.slots() + 1) * mv];
         let mut u32s = vec![u32::MAX - 1; 2 * n + 2 * v.slots() + (v.slots() + 1) * mv];
         {
@@ -1149,7 +1305,7 @@ pub(super) mod tests {
         draw_sites(&mut rng, v.radius_m, &mut sites);
         let all: Vec<usize> = (0..v.n_sites).collect();
         let (verts, u32s, _) = region_of(&v, &sites, &all);
-        let mv = v.max_verts();
+        let mv = v.stride();
         let counts = &u32s[2 * v.n_sites + v.slots()..][..v.slots()];
         let labels = &u32s[2 * v.n_sites + 2 * v.slots()..];
         let d = |a: Vec2, b: Vec2| f64::from(a[0] - b[0]).hypot(f64::from(a[1] - b[1]));
@@ -1220,10 +1376,12 @@ pub(super) mod tests {
             let mut cell = Cell {
                 verts: &mut verts,
                 labels: &mut labels,
+                cap: mv,
             };
             let mut tmp = Cell {
                 verts: &mut tv,
                 labels: &mut tl,
+                cap: mv,
             };
             count = clip_through(&mut cell, count, side, j as u32, &mut tmp).unwrap();
         }
@@ -1255,15 +1413,18 @@ pub(super) mod tests {
                 }
                 for s in 0..n_sites {
                     let (want_v, want_l) = reference_cell(&v, &sites, s);
-                    let (mut cv, mut cl) = (vec![Vec2::NAN; mv], vec![0; mv]);
-                    let (mut tv, mut tl) = (vec![Vec2::NAN; mv], vec![0; mv]);
+                    let stride = v.stride();
+                    let (mut cv, mut cl) = (vec![Vec2::NAN; stride], vec![0; stride]);
+                    let (mut tv, mut tl) = (vec![Vec2::NAN; stride], vec![0; stride]);
                     let mut cell = Cell {
                         verts: &mut cv,
                         labels: &mut cl,
+                        cap: mv,
                     };
                     let mut tmp = Cell {
                         verts: &mut tv,
                         labels: &mut tl,
+                        cap: mv,
                     };
                     let count = v.cell(&sites, s, &mut cell, &mut tmp).unwrap();
                     assert_eq!(
@@ -1378,6 +1539,34 @@ pub(super) mod tests {
             cases.push((t * 3.0, 3.0));
             cases.push((-t * 7.0, 7.0));
         }
+        // Every direction and the cases of `atan2`: both signs of zero, equal magnitudes,
+        // the interval bounds of its arctangent, infinities, NaN.
+        for _ in 0..200_000 {
+            let (s, c) = sin_cos(crate::math::TAU * rng.unit());
+            let r = crate::math::exp(20.0 * rng.signed());
+            cases.push((r * s, r * c));
+        }
+        let specials = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            0.6875,
+            0.414_213_57,
+            0.414_213_6,
+            3.0,
+            f32::MIN_POSITIVE,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        for &y in &specials {
+            for &x in &specials {
+                cases.push((y, x));
+                cases.push((-y, x));
+            }
+        }
         for (cross, dot) in cases {
             assert_eq!(
                 turn_angle(cross, dot).to_bits(),
@@ -1454,7 +1643,7 @@ pub(super) mod tests {
             let sites: &mut [Vec2] = bytemuck::cast_slice_mut(sites);
             draw_sites(&mut rng, v.radius_m, sites);
             let verts: &mut [Vec2] =
-                bytemuck::cast_slice_mut(&mut verts[..2 * (v.slots() + 1) * v.max_verts()]);
+                bytemuck::cast_slice_mut(&mut verts[..2 * (v.slots() + 1) * v.stride()]);
             let (st, rest) = u32s.split_at_mut(n);
             let (slot_of, rest) = rest.split_at_mut(n);
             let (slot_site, rest) = rest.split_at_mut(v.slots());
@@ -1472,7 +1661,7 @@ pub(super) mod tests {
             assert_eq!(k, v.n_cells, "env {env}");
             assert_eq!(r.slot_site[0] as usize, seed);
             // Each later cell shares an edge of at least radius / 8 with an earlier one.
-            let mv = v.max_verts();
+            let mv = v.stride();
             for later in 1..k {
                 let site = r.slot_site[later];
                 let linked = (0..later).any(|earlier| {
