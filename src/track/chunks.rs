@@ -122,8 +122,8 @@ pub fn for_close_pairs(
 /// `reach`) in two parts:
 /// - `d < NEAR_DIAGONALS`, the chunks a few apart along the curve, a diagonal at a time: the
 ///   boxes are kept one array per bound, so the pairs of a diagonal are tested all at once,
-///   branch-free (many per instruction), and only a diagonal where some pair meets is gone
-///   through pair by pair;
+///   branch-free (many per instruction), into one byte per pair, and only the pairs that meet
+///   are searched, found eight bytes at a time (`meeting_pair_fails`);
 /// - farther ones through boxes of groups of [`GROUP`] chunks (each bound the least or greatest
 ///   of its chunks', so exactly their union): a chunk pair `d ≥ 2·GROUP` apart lies in groups
 ///   at least two apart, and group `ga`, grown by `reach`, is tested against each group
@@ -228,11 +228,9 @@ pub fn any_close_pair_fails(
     let d_end = (n + CHUNK - 1 - min_gap).div_ceil(CHUNK).min(chunks);
     for d in first.max(1)..d_end.min(NEAR_DIAGONALS) {
         let m = chunks - d;
-        if some_meet(&bounds_of, m, d, reach)
-            && (0..m).any(|ka| {
-                bounds_of.meet(ka, ka + d, reach) && !chunk_pairs(n, min_gap, ka, ka + d, &mut ok)
-            })
-        {
+        if meeting_pair_fails(&bounds_of, m, d, reach, |ka| {
+            !chunk_pairs(n, min_gap, ka, ka + d, &mut ok)
+        }) {
             return true;
         }
     }
@@ -287,20 +285,65 @@ impl Bounds<'_> {
     }
 }
 
-/// Whether box `ka` (grown by `reach`) meets box `ka + d` for some `ka < m`: branch-free, many
-/// boxes at a time (`m + d` at most the boxes).
+/// Whether `fail(ka)` holds for some `ka < m` whose box, grown by `reach`, meets box `ka + d`
+/// ([`Bounds::meet`]), trying those `ka` in increasing order: the box tests of [`MEET_BLOCK`]
+/// pairs at a time branch-free into one byte each (many per instruction), then only the pairs
+/// whose boxes meet, found eight bytes at a time (`m + d` at most the boxes). Along a track the
+/// boxes of a near diagonal meet in a few runs (where the track bends back), so a test pair by
+/// pair would branch both ways at every run.
 #[inline(always)]
-fn some_meet(b: &Bounds<'_>, m: usize, d: usize, reach: f32) -> bool {
-    let (a_lo_x, a_lo_y, a_hi_x, a_hi_y) = (&b.lo_x[..m], &b.lo_y[..m], &b.hi_x[..m], &b.hi_y[..m]);
-    let (b_lo_x, b_lo_y) = (&b.lo_x[d..d + m], &b.lo_y[d..d + m]);
-    let (b_hi_x, b_hi_y) = (&b.hi_x[d..d + m], &b.hi_y[d..d + m]);
-    let mut some = 0u32;
-    for k in 0..m {
+fn meeting_pair_fails(
+    b: &Bounds<'_>,
+    m: usize,
+    d: usize,
+    reach: f32,
+    mut fail: impl FnMut(usize) -> bool,
+) -> bool {
+    let mut start = 0;
+    while start < m {
+        let len = (m - start).min(MEET_BLOCK);
+        let mut flags = [0u8; MEET_BLOCK];
+        if meet_flags(b, start, d, reach, &mut flags[..len]) {
+            for (w, word) in flags.chunks_exact(8).enumerate() {
+                // Byte `t` of `bits` is 1 where pair `start + 8·w + t` meets, else 0.
+                let mut bits = u64::from_le_bytes(word.try_into().expect("eight flags"));
+                while bits != 0 {
+                    let ka = start + 8 * w + (bits.trailing_zeros() / 8) as usize;
+                    if fail(ka) {
+                        return true;
+                    }
+                    bits &= bits - 1;
+                }
+            }
+        }
+        start += len;
+    }
+    false
+}
+
+/// Pairs per block of [`meeting_pair_fails`]'s box tests.
+const MEET_BLOCK: usize = 64;
+
+/// `flags[k] = 1` where box `start + k` (grown by `reach`) meets box `start + k + d`
+/// ([`Bounds::meet`]'s test), else 0, for every `k < flags.len()`; whether some meet.
+#[inline(always)]
+fn meet_flags(b: &Bounds<'_>, start: usize, d: usize, reach: f32, flags: &mut [u8]) -> bool {
+    let (ra, rb) = (
+        start..start + flags.len(),
+        start + d..start + d + flags.len(),
+    );
+    let (a_lo_x, a_lo_y) = (&b.lo_x[ra.clone()], &b.lo_y[ra.clone()]);
+    let (a_hi_x, a_hi_y) = (&b.hi_x[ra.clone()], &b.hi_y[ra]);
+    let (b_lo_x, b_lo_y) = (&b.lo_x[rb.clone()], &b.lo_y[rb.clone()]);
+    let (b_hi_x, b_hi_y) = (&b.hi_x[rb.clone()], &b.hi_y[rb]);
+    let mut some = 0u8;
+    for (k, f) in flags.iter_mut().enumerate() {
         let apart = (b_lo_x[k] > a_hi_x[k] + reach)
             | (a_lo_x[k] - reach > b_hi_x[k])
             | (b_lo_y[k] > a_hi_y[k] + reach)
             | (a_lo_y[k] - reach > b_hi_y[k]);
-        some |= u32::from(!apart);
+        *f = u8::from(!apart);
+        some |= *f;
     }
     some != 0
 }
