@@ -68,12 +68,20 @@
 //! their points all lie within π·hw (the validity check's neighbourhood) on one side — any pair
 //! touching it is left out, its points being neighbours or continuing each other — or within
 //! 2π·R − π·hw (a path of curvature ≤ 1/R cannot come back to within 2·hw inside that arc, since
-//! its chord is at least that of a circle of radius R). Pairs of legs whose boxes, inflated by
-//! hw and their pads, are disjoint are skipped whole, and so are pairs of legs of which the later
-//! ends within 2π·R − π·hw of the earlier's start (no segment pair of theirs is checked). A draw that does not close or does not keep
-//! its clearance is drawn again on the same stream, at most 6 times in all, before the lane writes
-//! no points (and the pipeline retries on a fresh stream). Scaling up to the target length only
-//! increases the distances the check measured.
+//! its chord is at least that of a circle of radius R). The exact distance is taken only for
+//! pairs whose boxes, inflated by hw and their pads, meet. Pairs of legs whose boxes are disjoint
+//! are skipped whole, and so are pairs of legs of which the later ends within 2π·R − π·hw of the
+//! earlier's start, or starts within that of the earlier's end the other way round the loop (no
+//! segment pair of theirs is in the window). The rest are tested branch-free, eight segments at
+//! a time (the searches along the arc they replace cost more time than these comparisons, by
+//! their mispredicted branches: see the README's Performance › Tracks): which segments of the
+//! earlier leg can pair with the later one at all (their boxes meet its box, its first and last
+//! segments reach their window's bounds), then, for each of those, the later leg's segments
+//! against the window and its box; only a pair passing both is measured. The verdict is that of testing
+//! every pair in the window whose boxes meet, so the decisions do not depend on this order.
+//! A draw that does not close or does not keep its clearance is drawn again on the same stream,
+//! at most 6 times in all, before the lane writes no points (and the pipeline retries on a fresh
+//! stream). Scaling up to the target length only increases the distances the check measured.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -1018,6 +1026,43 @@ fn vertex(word: f32) -> usize {
     word.to_bits() as usize
 }
 
+impl Circuit {
+    /// The lane's scratch ([`Stage::scratch_len`] words) as its legs, corner step points, corner
+    /// point counts and clearance skeleton.
+    fn scratch_parts<'a>(
+        &self,
+        scratch: &'a mut [f32],
+    ) -> (&'a mut [Leg], &'a mut [Vec2], &'a mut [f32], Skeleton<'a>) {
+        let max_legs = self.max_legs();
+        let vertices = max_legs * LEG_VERTICES + 1;
+        let (leg_words, rest) = scratch.split_at_mut(max_legs * LEG_WORDS);
+        let (pt_words, rest) = rest.split_at_mut(max_legs * 2 * MAX_STEPS);
+        let (counts, rest) = rest.split_at_mut(max_legs);
+        let (sk_pts, rest) = rest.split_at_mut(2 * vertices);
+        let (sk_arc, rest) = rest.split_at_mut(vertices + LANES);
+        let (sk_pad, rest) = rest.split_at_mut(vertices);
+        let (sk_seg_boxes, rest) = rest.split_at_mut(4 * (vertices + LANES));
+        let (sk_first, rest) = rest.split_at_mut(max_legs + 1);
+        let (sk_legs, sk_partners) = rest.split_at_mut(5 * (max_legs + 1));
+        let sk = Skeleton {
+            pts: bytemuck::cast_slice_mut(sk_pts),
+            arc: sk_arc,
+            pad: sk_pad,
+            first: sk_first,
+            legs: sk_legs,
+            seg_boxes: sk_seg_boxes,
+            partners: &mut sk_partners[..2 * max_legs],
+            n: 0,
+        };
+        (
+            bytemuck::cast_slice_mut(leg_words),
+            bytemuck::cast_slice_mut(pt_words),
+            counts,
+            sk,
+        )
+    }
+}
+
 impl Stage for Circuit {
     fn name(&self) -> &str {
         "circuit"
@@ -1042,29 +1087,7 @@ impl Stage for Circuit {
         _scratch_u32: &mut [u32],
         out: &mut [Vec2],
     ) -> usize {
-        let max_legs = self.max_legs();
-        let vertices = max_legs * LEG_VERTICES + 1;
-        let (leg_words, rest) = scratch.split_at_mut(max_legs * LEG_WORDS);
-        let (pt_words, rest) = rest.split_at_mut(max_legs * 2 * MAX_STEPS);
-        let (counts, rest) = rest.split_at_mut(max_legs);
-        let (sk_pts, rest) = rest.split_at_mut(2 * vertices);
-        let (sk_arc, rest) = rest.split_at_mut(vertices + LANES);
-        let (sk_pad, rest) = rest.split_at_mut(vertices);
-        let (sk_seg_boxes, rest) = rest.split_at_mut(4 * (vertices + LANES));
-        let (sk_first, rest) = rest.split_at_mut(max_legs + 1);
-        let (sk_legs, sk_partners) = rest.split_at_mut(5 * (max_legs + 1));
-        let legs: &mut [Leg] = bytemuck::cast_slice_mut(leg_words);
-        let local: &mut [Vec2] = bytemuck::cast_slice_mut(pt_words);
-        let mut sk = Skeleton {
-            pts: bytemuck::cast_slice_mut(sk_pts),
-            arc: sk_arc,
-            pad: sk_pad,
-            first: sk_first,
-            legs: sk_legs,
-            seg_boxes: sk_seg_boxes,
-            partners: &mut sk_partners[..2 * max_legs],
-            n: 0,
-        };
+        let (legs, local, counts, mut sk) = self.scratch_parts(scratch);
         for _ in 0..DRAWS {
             let (written, n, target) = self.draw(rng, legs, local, counts, out, &mut sk);
             if written == 0 || !self.clear(n, &mut sk) {
@@ -1276,6 +1299,79 @@ mod tests {
             }
         }
         assert!(written >= 59, "{written} of 60 lanes wrote a track");
+    }
+
+    #[test]
+    fn clearance_verdicts_equal_the_all_pairs_test() {
+        // The leg-pair and lane filters only skip pairs that cannot fail: the verdict equals that
+        // of testing every pair in the window whose boxes meet, on skeletons of real draws, at
+        // half widths from the preset's to ones at which most draws fail.
+        let mut refused = 0;
+        let mut kept = 0;
+        for (case, hw) in [6.0f32, 12.0, 20.0, 30.0].into_iter().enumerate() {
+            let c = Circuit {
+                half_width_m: hw,
+                min_turn_radius_m: 12.0f32.max(hw),
+                ..f1_like()
+            };
+            let mut scratch = vec![f32::NAN; c.scratch_len()];
+            let mut out = vec![Vec2::NAN; c.max_points()];
+            for e in 0..150 {
+                let mut rng = LaneRng::new(13, e, case as u32, 1);
+                let (legs, local, counts, mut sk) = c.scratch_parts(&mut scratch);
+                let (written, n, _) = c.draw(&mut rng, legs, local, counts, &mut out, &mut sk);
+                if written == 0 {
+                    continue;
+                }
+                let verdict = c.clear(n, &mut sk);
+                let clearance = 2.0 * c.half_width_m;
+                let near = PI * c.half_width_m;
+                let safe = TAU * c.min_turn_radius_m - near;
+                let m = sk.n;
+                let (pts, arc, pad) = (&sk.pts[..=m], &sk.arc[..=m], &sk.pad[..m]);
+                let total = arc[m];
+                let boxed = |v: usize| {
+                    let (p, q) = (pts[v], pts[v + 1]);
+                    let inflate = 0.5 * clearance + pad[v];
+                    [
+                        p[0].min(q[0]) - inflate,
+                        p[1].min(q[1]) - inflate,
+                        p[0].max(q[0]) + inflate,
+                        p[1].max(q[1]) + inflate,
+                    ]
+                };
+                let mut all_pairs = true;
+                for i in 0..m {
+                    let (a0, a1) = (arc[i], arc[i + 1]);
+                    for j in i + 1..m {
+                        let in_window = arc[j] > a1 + near
+                            && arc[j + 1] > a0 + safe
+                            && arc[j + 1] < a0 + (total - near)
+                            && arc[j] < a1 + (total - safe);
+                        let (x, y) = (boxed(i), boxed(j));
+                        let meet = x[2] >= y[0] && y[2] >= x[0] && x[3] >= y[1] && y[3] >= x[1];
+                        if in_window && meet {
+                            let need = clearance + pad[i] + pad[j];
+                            if segment_segment2(pts[i], pts[i + 1], pts[j], pts[j + 1])
+                                < need * need
+                            {
+                                all_pairs = false;
+                            }
+                        }
+                    }
+                }
+                assert_eq!(verdict, all_pairs, "half width {hw}, env {e}");
+                if verdict {
+                    kept += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+        }
+        assert!(
+            refused >= 30 && kept >= 100,
+            "{refused} refused, {kept} kept"
+        );
     }
 
     #[test]
