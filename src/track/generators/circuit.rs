@@ -68,12 +68,20 @@
 //! their points all lie within π·hw (the validity check's neighbourhood) on one side — any pair
 //! touching it is left out, its points being neighbours or continuing each other — or within
 //! 2π·R − π·hw (a path of curvature ≤ 1/R cannot come back to within 2·hw inside that arc, since
-//! its chord is at least that of a circle of radius R). Pairs of legs whose boxes, inflated by
-//! hw and their pads, are disjoint are skipped whole, and so are pairs of legs of which the later
-//! ends within 2π·R − π·hw of the earlier's start (no segment pair of theirs is checked). A draw that does not close or does not keep
-//! its clearance is drawn again on the same stream, at most 6 times in all, before the lane writes
-//! no points (and the pipeline retries on a fresh stream). Scaling up to the target length only
-//! increases the distances the check measured.
+//! its chord is at least that of a circle of radius R). The exact distance is taken only for
+//! pairs whose boxes, inflated by hw and their pads, meet. Pairs of legs whose boxes are disjoint
+//! are skipped whole, and so are pairs of legs of which the later ends within 2π·R − π·hw of the
+//! earlier's start, or starts within that of the earlier's end the other way round the loop (no
+//! segment pair of theirs is in the window). The rest are tested branch-free, eight segments at
+//! a time (the searches along the arc they replace cost more time than these comparisons, by
+//! their mispredicted branches: see the README's Performance › Tracks): which segments of the
+//! earlier leg can pair with the later one at all (their boxes meet its box, its first and last
+//! segments reach their window's bounds), then, for each of those, the later leg's segments
+//! against the window and its box; only a pair passing both is measured. The verdict is that of testing
+//! every pair in the window whose boxes meet, so the decisions do not depend on this order.
+//! A draw that does not close or does not keep its clearance is drawn again on the same stream,
+//! at most 6 times in all, before the lane writes no points (and the pipeline retries on a fresh
+//! stream). Scaling up to the target length only increases the distances the check measured.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -396,20 +404,23 @@ impl Circuit {
         // 1/8). On the arc, ψ = ramp end + (j + ½)·δ with δ = κ·h. Every angle given to
         // `small_cos_sin` here is at most the step turn, 0.3 rad (turns of at most 200°,
         // transitions of at most 0.45). The directions are the entry's turned by these: rotations commute.
-        let mut dirs = [[0.0f32; 2]; MAX_RAMP_STEPS];
+        // The first ramp's step directions, cosines and sines apart: each word is stored and
+        // read back alone (a pair stored as two words and read as one waits for both stores to
+        // reach the cache instead of being forwarded from them).
+        let mut dirs = RampDirs::default();
         let mut ramp_end = entry;
         if n_ramp > 0 {
             let h = ramp_len / n_ramp as f32;
             let dd = kappa * h * h / ramp_len;
             let e = small_cos_sin(dd);
             let first = rotate(entry, small_cos_sin(0.125 * dd));
-            let last = walk.section(n_ramp, h, first, e, Some(e), &mut dirs[..n_ramp]);
+            let last = walk.section(n_ramp, h, first, e, Some(e), Some(&mut dirs));
             ramp_end = rotate(last, small_cos_sin(dd * (0.5 * n_ramp as f32 - 0.125)));
         }
         let h = arc_len / n_arc as f32;
         let half = small_cos_sin(kappa * (0.5 * h));
         let first = rotate(ramp_end, half);
-        let last = walk.section(n_arc, h, first, small_cos_sin(kappa * h), None, &mut []);
+        let last = walk.section(n_arc, h, first, small_cos_sin(kappa * h), None, None);
         // The ramp back is the first ramp reversed and mirrored: its step i of n heads at
         // θ − ψ_{n−1−i}, θ the whole turn, so its direction is the entry's squared, turned by θ,
         // over the first ramp's step direction: `mirror` times its conjugate, with `mirror` the
@@ -417,7 +428,7 @@ impl Circuit {
         // ramp turn). The exit heading is `mirror` turned back by the entry.
         let mirror = rotate(rotate(last, half), ramp_end);
         if n_ramp > 0 {
-            walk.mirror(ramp_len / n_ramp as f32, mirror, &dirs[..n_ramp]);
+            walk.mirror(ramp_len / n_ramp as f32, mirror, &dirs, n_ramp);
         }
         let exit = unit(rotate(mirror, [entry[0], -entry[1]]));
         (walk.written, walk.p, exit)
@@ -446,6 +457,13 @@ fn unit(u: [f32; 2]) -> [f32; 2] {
     [u[0] / r, u[1] / r]
 }
 
+/// The step directions of a corner's first ramp, `(cos, sin)` kept in two arrays.
+#[derive(Default)]
+struct RampDirs {
+    cos: [f32; MAX_RAMP_STEPS],
+    sin: [f32; MAX_RAMP_STEPS],
+}
+
 /// The state of one corner integration: the point, the points written, and where they go.
 struct Walk<'a> {
     p: Vec2,
@@ -456,8 +474,8 @@ struct Walk<'a> {
 impl Walk<'_> {
     /// `n` steps of length `h`, the first along the direction `u` (`(cos, sin)`), each turned
     /// from the one before by the rotation `e`, which is itself turned by `f` after each step
-    /// (when given: a heading quadratic in the step index). The first `keep.len()` directions
-    /// go to `keep`; returns the last step's direction.
+    /// (when given: a heading quadratic in the step index). The directions go to `keep` when
+    /// given (`n` at most [`MAX_RAMP_STEPS`]); returns the last step's direction.
     fn section(
         &mut self,
         n: usize,
@@ -465,11 +483,12 @@ impl Walk<'_> {
         mut u: [f32; 2],
         mut e: [f32; 2],
         f: Option<[f32; 2]>,
-        keep: &mut [[f32; 2]],
+        mut keep: Option<&mut RampDirs>,
     ) -> [f32; 2] {
         for i in 0..n {
-            if i < keep.len() {
-                keep[i] = u;
+            if let Some(keep) = keep.as_deref_mut() {
+                keep.cos[i] = u[0];
+                keep.sin[i] = u[1];
             }
             self.step(h, u[0], u[1]);
             if i + 1 < n {
@@ -482,12 +501,13 @@ impl Walk<'_> {
         u
     }
 
-    /// The ramp back: step `i` of `dirs.len()` along `mirror` times the conjugate of the first
-    /// ramp's direction `dirs[n − 1 − i]` (see [`Circuit::integrate_corner`]).
-    fn mirror(&mut self, h: f32, mirror: [f32; 2], dirs: &[[f32; 2]]) {
+    /// The ramp back: step `i` of `n` along `mirror` times the conjugate of the first ramp's
+    /// direction `n − 1 − i` (see [`Circuit::integrate_corner`]).
+    fn mirror(&mut self, h: f32, mirror: [f32; 2], dirs: &RampDirs, n: usize) {
         let [ct, st] = mirror;
-        for d in dirs.iter().rev() {
-            self.step(h, ct * d[0] + st * d[1], st * d[0] - ct * d[1]);
+        for k in (0..n).rev() {
+            let (c, s) = (dirs.cos[k], dirs.sin[k]);
+            self.step(h, ct * c + st * s, st * c - ct * s);
         }
     }
 
@@ -507,17 +527,24 @@ impl Walk<'_> {
 struct Skeleton<'a> {
     /// Vertices, the first repeated after the last.
     pts: &'a mut [Vec2],
-    /// Arc position of each vertex, the track's length after the last.
+    /// Arc position of each vertex, the track's length after the last; [`LANES`] words more
+    /// than the vertices (read, never used, by the last block of the pair test).
     arc: &'a mut [f32],
     /// Pad of the segment that starts at each vertex, metres.
     pad: &'a mut [f32],
     /// Index of each leg's first vertex (its bits in an `f32`, see [`vertex`]), the vertex count
     /// after the last leg.
     first: &'a mut [f32],
-    /// Each leg's box, the union of its segments' boxes: `[lo x, lo y, hi x, hi y]`.
-    boxes: &'a mut [f32],
-    /// Each segment's box, inflated by half the clearance and its pad.
+    /// Five equal rows of one word a leg: each leg's box, the union of its segments' boxes (lo
+    /// x, lo y, hi x, hi y), and the arc position of its first vertex (the track's length after
+    /// the last leg).
+    legs: &'a mut [f32],
+    /// Each segment's box, inflated by half the clearance and its pad: four equal rows (lo x,
+    /// lo y, hi x, hi y), each [`LANES`] words longer than the vertices like `arc`.
     seg_boxes: &'a mut [f32],
+    /// Two equal rows of one word a leg: whether each leg's pairs with one leg are tested, then
+    /// the legs that are (bits in `f32` words).
+    partners: &'a mut [f32],
     /// Vertices written.
     n: usize,
 }
@@ -730,31 +757,39 @@ impl Circuit {
     /// Whether the skeleton of `legs` legs keeps its clearance: every two segments whose points
     /// are all farther apart along the track than the validity check's neighbourhood (π·hw) and
     /// than the arc within which a path of curvature ≤ 1/R cannot come back to within 2·hw
-    /// (2π·R − π·hw) stay at least 2·hw plus their pads apart. Segment pairs of legs whose
-    /// inflated boxes are disjoint are not visited, nor those of legs of which the later ends
-    /// within 2π·R − π·hw of the earlier's start.
+    /// (2π·R − π·hw), both ways round the loop, stay at least 2·hw plus their pads apart where
+    /// their inflated boxes meet. Pairs of legs are tested only where their inflated boxes meet
+    /// and some pair of their segments can lie that far apart along the track; a pair of legs is
+    /// tested [`LANES`] segments at a time, branch-free, and its segments' exact distances are
+    /// taken only where some pair's boxes meet in that window.
     fn clear(&self, legs: usize, sk: &mut Skeleton<'_>) -> bool {
         let clearance = 2.0 * self.half_width_m;
         let near = PI * self.half_width_m;
         let safe = TAU * self.min_turn_radius_m - near;
         let n = sk.n;
         let pts = &sk.pts[..=n];
-        let arc = &sk.arc[..=n];
+        let arc = &*sk.arc;
         let pad = &sk.pad[..n];
         let first = &sk.first[..=legs];
         let total = arc[n];
-        let seg_boxes: &mut [[f32; 4]] = bytemuck::cast_slice_mut(&mut sk.seg_boxes[..4 * n]);
-        let boxes: &mut [[f32; 4]] = bytemuck::cast_slice_mut(&mut sk.boxes[..4 * legs]);
+        let (behind_near, behind_safe) = (total - near, total - safe);
+        let row = sk.seg_boxes.len() / 4;
+        let (lo_x, rest) = sk.seg_boxes.split_at_mut(row);
+        let (lo_y, rest) = rest.split_at_mut(row);
+        let (hi_x, hi_y) = rest.split_at_mut(row);
+        let leg_row = sk.legs.len() / 5;
+        let (leg_lo_x, rest) = sk.legs.split_at_mut(leg_row);
+        let (leg_lo_y, rest) = rest.split_at_mut(leg_row);
+        let (leg_hi_x, rest) = rest.split_at_mut(leg_row);
+        let (leg_hi_y, leg_arc) = rest.split_at_mut(leg_row);
         // Segment boxes inflated by half the clearance and their pads; leg boxes, their unions.
         for v in 0..n {
             let (p, q) = (pts[v], pts[v + 1]);
             let inflate = 0.5 * clearance + pad[v];
-            seg_boxes[v] = [
-                p[0].min(q[0]) - inflate,
-                p[1].min(q[1]) - inflate,
-                p[0].max(q[0]) + inflate,
-                p[1].max(q[1]) + inflate,
-            ];
+            lo_x[v] = p[0].min(q[0]) - inflate;
+            lo_y[v] = p[1].min(q[1]) - inflate;
+            hi_x[v] = p[0].max(q[0]) + inflate;
+            hi_y[v] = p[1].max(q[1]) + inflate;
         }
         for k in 0..legs {
             let mut leg = [
@@ -763,63 +798,126 @@ impl Circuit {
                 f32::NEG_INFINITY,
                 f32::NEG_INFINITY,
             ];
-            for seg in &seg_boxes[vertex(first[k])..vertex(first[k + 1])] {
+            for v in vertex(first[k])..vertex(first[k + 1]) {
                 leg = [
-                    leg[0].min(seg[0]),
-                    leg[1].min(seg[1]),
-                    leg[2].max(seg[2]),
-                    leg[3].max(seg[3]),
+                    leg[0].min(lo_x[v]),
+                    leg[1].min(lo_y[v]),
+                    leg[2].max(hi_x[v]),
+                    leg[3].max(hi_y[v]),
                 ];
             }
-            boxes[k] = leg;
+            [leg_lo_x[k], leg_lo_y[k], leg_hi_x[k], leg_hi_y[k]] = leg;
+            leg_arc[k] = arc[vertex(first[k])];
         }
-        let seg_boxes = &*seg_boxes;
-        let apart =
-            |x: &[f32; 4], y: &[f32; 4]| x[2] < y[0] || y[2] < x[0] || x[3] < y[1] || y[3] < x[1];
+        leg_arc[legs] = total;
+        let (lo_x, lo_y, hi_x, hi_y) = (&*lo_x, &*lo_y, &*hi_x, &*hi_y);
+        let (leg_lo_x, leg_lo_y, leg_hi_x, leg_hi_y) =
+            (&*leg_lo_x, &*leg_lo_y, &*leg_hi_x, &*leg_hi_y);
+        let leg_arc = &*leg_arc;
+        let (tested, partners) = sk.partners.split_at_mut(sk.partners.len() / 2);
+        let tested: &mut [u32] = bytemuck::cast_slice_mut(tested);
         for a in 0..legs {
-            let ba = boxes[a];
             let (i0, i1) = (vertex(first[a]), vertex(first[a + 1]));
-            for b in a..legs {
-                let bb = boxes[b];
-                if apart(&ba, &bb) {
+            // The legs from a on whose boxes meet leg a's and of which some segment pair can lie
+            // in the window: one ending more than `safe` ahead of leg a's start, and one starting
+            // less than `total − safe` ahead of leg a's end (the window's bounds grow with
+            // both ends of a segment, so no pair of legs failing either has a pair in it).
+            let (ahead, behind) = (leg_arc[a] + safe, leg_arc[a + 1] + behind_safe);
+            let (ax0, ay0, ax1, ay1) = (leg_lo_x[a], leg_lo_y[a], leg_hi_x[a], leg_hi_y[a]);
+            let rows = leg_lo_x[a..legs]
+                .iter()
+                .zip(&leg_lo_y[a..legs])
+                .zip(&leg_hi_x[a..legs])
+                .zip(&leg_hi_y[a..legs])
+                .zip(&leg_arc[a..legs])
+                .zip(&leg_arc[a + 1..=legs]);
+            for (flag, (((((&bx0, &by0), &bx1), &by1), &s0), &s1)) in
+                tested[a..legs].iter_mut().zip(rows)
+            {
+                *flag = u32::from(
+                    (ax1 >= bx0)
+                        & (bx1 >= ax0)
+                        & (ay1 >= by0)
+                        & (by1 >= ay0)
+                        & (s1 > ahead)
+                        & (s0 < behind),
+                );
+            }
+            let mut m = 0;
+            for (b, &flag) in (a..legs).zip(&tested[a..legs]) {
+                partners[m] = f32::from_bits(b as u32);
+                m += flag as usize;
+            }
+            for &word in partners[..m].iter() {
+                let b = vertex(word);
+                let (j0, j1) = (vertex(first[b]), vertex(first[b + 1]));
+                // Segments of leg a that may pair with some segment of leg b: their boxes meet
+                // leg b's, and leg b's last segment starts and ends past their window's near
+                // bounds, its first before the far ones (each bound is the window's own sum).
+                let (end0, end1) = (arc[j1 - 1], arc[j1]);
+                let (start0, start1) = (arc[j0], arc[j0 + 1]);
+                let (bx0, by0, bx1, by1) = (leg_lo_x[b], leg_lo_y[b], leg_hi_x[b], leg_hi_y[b]);
+                let mut any = 0u32;
+                let mut block = i0;
+                while block < i1 {
+                    let count = (i1 - block) as i32;
+                    let arcs: &[f32; LANES + 1] = words(arc, block);
+                    let lx: &[f32; LANES] = words(lo_x, block);
+                    let ly: &[f32; LANES] = words(lo_y, block);
+                    let hx: &[f32; LANES] = words(hi_x, block);
+                    let hy: &[f32; LANES] = words(hi_y, block);
+                    let mut lanes = 0u32;
+                    for t in 0..LANES {
+                        let (a0, a1) = (arcs[t], arcs[t + 1]);
+                        let may = (LANE[t] < count)
+                            & (end1 > a0 + safe)
+                            & (end0 > a1 + near)
+                            & (start0 < a1 + behind_safe)
+                            & (start1 < a0 + behind_near)
+                            & (hx[t] >= bx0)
+                            & (bx1 >= lx[t])
+                            & (hy[t] >= by0)
+                            & (by1 >= ly[t]);
+                        lanes |= u32::from(may) << t;
+                    }
+                    while lanes != 0 {
+                        let i = block + lanes.trailing_zeros() as usize;
+                        lanes &= lanes - 1;
+                        let w = PairWindow::new(
+                            i,
+                            arc,
+                            near,
+                            safe,
+                            behind_near,
+                            behind_safe,
+                            [lo_x[i], lo_y[i], hi_x[i], hi_y[i]],
+                        );
+                        any |= w.any_in(i, j0, j1, arc, [lo_x, lo_y, hi_x, hi_y]);
+                    }
+                    block += LANES;
+                }
+                if any == 0 {
                     continue;
                 }
-                let (j_lo, j1) = (vertex(first[b]), vertex(first[b + 1]));
-                // No segment of leg b ends more than `safe` ahead of leg a's start: no pair is
-                // checked (leg b lies ahead of leg a, or is leg a).
-                if arc[j1] <= arc[i0] + safe {
-                    continue;
-                }
-                // The first segment of leg b far enough ahead of segment i; it never moves back
-                // as i moves on.
-                let mut start = j_lo;
+                // Some pair of boxes meets in the window: the exact distances of those pairs.
                 for i in i0..i1 {
-                    let ib = seg_boxes[i];
-                    if apart(&ib, &bb) {
-                        continue;
-                    }
-                    let (a0, a1) = (arc[i], arc[i + 1]);
-                    // The arc separations of the two segments' points range over [lo, hi] =
-                    // [arc(j) − a1, arc(j + 1) − a0] one way round the loop and
-                    // [total − hi, total − lo] the other. Both ends grow with j: the segments
-                    // checked form one run, after those that start too near ahead of segment i
-                    // and before those that end too near behind it.
-                    let (ahead0, ahead1) = (a1 + near, a0 + safe);
-                    let (behind1, behind0) = (a0 + (total - near), a1 + (total - safe));
-                    let mut j = if a == b { start.max(i + 1) } else { start };
-                    while j < j1 && !(arc[j] > ahead0 && arc[j + 1] > ahead1) {
-                        j += 1;
-                    }
-                    start = j;
-                    while j < j1 && arc[j + 1] < behind1 && arc[j] < behind0 {
-                        if !apart(&ib, &seg_boxes[j]) {
+                    let w = PairWindow::new(
+                        i,
+                        arc,
+                        near,
+                        safe,
+                        behind_near,
+                        behind_safe,
+                        [lo_x[i], lo_y[i], hi_x[i], hi_y[i]],
+                    );
+                    for j in j0.max(i + 1)..j1 {
+                        if w.holds(arc[j], arc[j + 1], [lo_x[j], lo_y[j], hi_x[j], hi_y[j]]) {
                             let need = clearance + pad[i] + pad[j];
                             let d2 = segment_segment2(pts[i], pts[i + 1], pts[j], pts[j + 1]);
                             if d2 < need * need {
                                 return false;
                             }
                         }
-                        j += 1;
                     }
                 }
             }
@@ -828,9 +926,141 @@ impl Circuit {
     }
 }
 
+/// Lanes of the clearance check's branch-free pair test.
+const LANES: usize = 8;
+/// The lane indices.
+const LANE: [i32; LANES] = [0, 1, 2, 3, 4, 5, 6, 7];
+
+/// The `K` words of `row` from `at` (the skeleton's rows hold [`LANES`] words past their last
+/// segment, so a block of lanes never runs off them).
+#[inline(always)]
+fn words<const K: usize>(row: &[f32], at: usize) -> &[f32; K] {
+    row[at..at + K]
+        .try_into()
+        .expect("a slice of K words is an array of K words")
+}
+
+/// What the clearance check asks of a segment paired with segment `i` of the skeleton (the bounds
+/// of its arc positions, `i`'s inflated box).
+struct PairWindow {
+    /// Its start must lie past `arc(i + 1) + π·hw`, its end past `arc(i) + safe`.
+    ahead0: f32,
+    ahead1: f32,
+    /// Its end must lie before `arc(i) + total − π·hw`, its start before
+    /// `arc(i + 1) + total − safe`.
+    behind1: f32,
+    behind0: f32,
+    /// Segment `i`'s inflated box, `[lo x, lo y, hi x, hi y]`.
+    seg: [f32; 4],
+}
+
+impl PairWindow {
+    #[inline(always)]
+    fn new(
+        i: usize,
+        arc: &[f32],
+        near: f32,
+        safe: f32,
+        behind_near: f32,
+        behind_safe: f32,
+        seg: [f32; 4],
+    ) -> Self {
+        let (a0, a1) = (arc[i], arc[i + 1]);
+        Self {
+            ahead0: a1 + near,
+            ahead1: a0 + safe,
+            behind1: a0 + behind_near,
+            behind0: a1 + behind_safe,
+            seg,
+        }
+    }
+
+    /// Whether a segment from arc position `s0` to `s1` with the inflated box `b` lies in the
+    /// window and its box meets segment `i`'s (branch-free).
+    #[inline(always)]
+    fn holds(&self, s0: f32, s1: f32, b: [f32; 4]) -> bool {
+        let x = &self.seg;
+        (s0 > self.ahead0)
+            & (s1 > self.ahead1)
+            & (s1 < self.behind1)
+            & (s0 < self.behind0)
+            & (x[2] >= b[0])
+            & (b[2] >= x[0])
+            & (x[3] >= b[1])
+            & (b[3] >= x[1])
+    }
+
+    /// Whether some segment `j` of `j0..j1` after segment `i` (whose window this is) lies in
+    /// the window with a box that meets `i`'s: 1 or 0, [`LANES`] segments at a time,
+    /// branch-free (`arc` and the box rows `[lo x, lo y, hi x, hi y]` hold [`LANES`] words past
+    /// the last segment).
+    #[inline(always)]
+    fn any_in(&self, i: usize, j0: usize, j1: usize, arc: &[f32], rows: [&[f32]; 4]) -> u32 {
+        let [lo_x, lo_y, hi_x, hi_y] = rows;
+        let mut any = 0u32;
+        let mut base = j0;
+        while base < j1 {
+            // Lanes past the range or not after segment i hold no pair.
+            let (after, end) = (i as i32 - base as i32, (j1 - base) as i32);
+            let arcs: &[f32; LANES + 1] = words(arc, base);
+            let lx: &[f32; LANES] = words(lo_x, base);
+            let ly: &[f32; LANES] = words(lo_y, base);
+            let hx: &[f32; LANES] = words(hi_x, base);
+            let hy: &[f32; LANES] = words(hi_y, base);
+            for t in 0..LANES {
+                let lane = LANE[t];
+                any |= u32::from(
+                    (lane > after)
+                        & (lane < end)
+                        & self.holds(arcs[t], arcs[t + 1], [lx[t], ly[t], hx[t], hy[t]]),
+                );
+            }
+            base += LANES;
+        }
+        any
+    }
+}
+
 /// A skeleton vertex index kept in an `f32` scratch word by its bits ([`Skeleton::first`]).
 fn vertex(word: f32) -> usize {
     word.to_bits() as usize
+}
+
+impl Circuit {
+    /// The lane's scratch ([`Stage::scratch_len`] words) as its legs, corner step points, corner
+    /// point counts and clearance skeleton.
+    fn scratch_parts<'a>(
+        &self,
+        scratch: &'a mut [f32],
+    ) -> (&'a mut [Leg], &'a mut [Vec2], &'a mut [f32], Skeleton<'a>) {
+        let max_legs = self.max_legs();
+        let vertices = max_legs * LEG_VERTICES + 1;
+        let (leg_words, rest) = scratch.split_at_mut(max_legs * LEG_WORDS);
+        let (pt_words, rest) = rest.split_at_mut(max_legs * 2 * MAX_STEPS);
+        let (counts, rest) = rest.split_at_mut(max_legs);
+        let (sk_pts, rest) = rest.split_at_mut(2 * vertices);
+        let (sk_arc, rest) = rest.split_at_mut(vertices + LANES);
+        let (sk_pad, rest) = rest.split_at_mut(vertices);
+        let (sk_seg_boxes, rest) = rest.split_at_mut(4 * (vertices + LANES));
+        let (sk_first, rest) = rest.split_at_mut(max_legs + 1);
+        let (sk_legs, sk_partners) = rest.split_at_mut(5 * (max_legs + 1));
+        let sk = Skeleton {
+            pts: bytemuck::cast_slice_mut(sk_pts),
+            arc: sk_arc,
+            pad: sk_pad,
+            first: sk_first,
+            legs: sk_legs,
+            seg_boxes: sk_seg_boxes,
+            partners: &mut sk_partners[..2 * max_legs],
+            n: 0,
+        };
+        (
+            bytemuck::cast_slice_mut(leg_words),
+            bytemuck::cast_slice_mut(pt_words),
+            counts,
+            sk,
+        )
+    }
 }
 
 impl Stage for Circuit {
@@ -843,7 +1073,12 @@ impl Stage for Circuit {
     fn scratch_len(&self) -> usize {
         let legs = self.max_legs();
         let vertices = legs * LEG_VERTICES + 1;
-        legs * (LEG_WORDS + 2 * MAX_STEPS + 1) + 8 * vertices + (legs + 1) + 4 * legs
+        legs * (LEG_WORDS + 2 * MAX_STEPS + 1)
+            + 8 * vertices
+            + 5 * LANES
+            + (legs + 1)
+            + 5 * (legs + 1)
+            + 2 * legs
     }
     fn run_lane(
         &self,
@@ -852,27 +1087,7 @@ impl Stage for Circuit {
         _scratch_u32: &mut [u32],
         out: &mut [Vec2],
     ) -> usize {
-        let max_legs = self.max_legs();
-        let vertices = max_legs * LEG_VERTICES + 1;
-        let (leg_words, rest) = scratch.split_at_mut(max_legs * LEG_WORDS);
-        let (pt_words, rest) = rest.split_at_mut(max_legs * 2 * MAX_STEPS);
-        let (counts, rest) = rest.split_at_mut(max_legs);
-        let (sk_pts, rest) = rest.split_at_mut(2 * vertices);
-        let (sk_arc, rest) = rest.split_at_mut(vertices);
-        let (sk_pad, rest) = rest.split_at_mut(vertices);
-        let (sk_seg_boxes, rest) = rest.split_at_mut(4 * vertices);
-        let (sk_first, sk_boxes) = rest.split_at_mut(max_legs + 1);
-        let legs: &mut [Leg] = bytemuck::cast_slice_mut(leg_words);
-        let local: &mut [Vec2] = bytemuck::cast_slice_mut(pt_words);
-        let mut sk = Skeleton {
-            pts: bytemuck::cast_slice_mut(sk_pts),
-            arc: sk_arc,
-            pad: sk_pad,
-            first: sk_first,
-            boxes: &mut sk_boxes[..4 * max_legs],
-            seg_boxes: sk_seg_boxes,
-            n: 0,
-        };
+        let (legs, local, counts, mut sk) = self.scratch_parts(scratch);
         for _ in 0..DRAWS {
             let (written, n, target) = self.draw(rng, legs, local, counts, out, &mut sk);
             if written == 0 || !self.clear(n, &mut sk) {
@@ -895,12 +1110,27 @@ impl Stage for Circuit {
             } else {
                 1.0
             };
-            let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-            for q in &out[..written] {
-                for a in 0..2 {
-                    lo[a] = lo[a].min(q[a]);
-                    hi[a] = hi[a].max(q[a]);
+            // The box by eight independent running minima and maxima (four points at a time,
+            // x in the even lanes, y in the odd), then their own: min and max are exact, so
+            // any order gives the same box.
+            let words: &[f32] = bytemuck::cast_slice(&out[..written]);
+            let (mut lo8, mut hi8) = ([f32::INFINITY; 8], [f32::NEG_INFINITY; 8]);
+            let blocks = words.chunks_exact(8);
+            let tail = blocks.remainder();
+            for block in blocks {
+                for t in 0..8 {
+                    lo8[t] = lo8[t].min(block[t]);
+                    hi8[t] = hi8[t].max(block[t]);
                 }
+            }
+            for (t, &w) in tail.iter().enumerate() {
+                lo8[t] = lo8[t].min(w);
+                hi8[t] = hi8[t].max(w);
+            }
+            let (mut lo, mut hi) = ([lo8[0], lo8[1]], [hi8[0], hi8[1]]);
+            for t in 2..8 {
+                lo[t % 2] = lo[t % 2].min(lo8[t]);
+                hi[t % 2] = hi[t % 2].max(hi8[t]);
             }
             let centre = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])];
             for q in &mut out[..written] {
@@ -1072,6 +1302,79 @@ mod tests {
     }
 
     #[test]
+    fn clearance_verdicts_equal_the_all_pairs_test() {
+        // The leg-pair and lane filters only skip pairs that cannot fail: the verdict equals that
+        // of testing every pair in the window whose boxes meet, on skeletons of real draws, at
+        // half widths from the preset's to ones at which most draws fail.
+        let mut refused = 0;
+        let mut kept = 0;
+        for (case, hw) in [6.0f32, 12.0, 20.0, 30.0].into_iter().enumerate() {
+            let c = Circuit {
+                half_width_m: hw,
+                min_turn_radius_m: 12.0f32.max(hw),
+                ..f1_like()
+            };
+            let mut scratch = vec![f32::NAN; c.scratch_len()];
+            let mut out = vec![Vec2::NAN; c.max_points()];
+            for e in 0..150 {
+                let mut rng = LaneRng::new(13, e, case as u32, 1);
+                let (legs, local, counts, mut sk) = c.scratch_parts(&mut scratch);
+                let (written, n, _) = c.draw(&mut rng, legs, local, counts, &mut out, &mut sk);
+                if written == 0 {
+                    continue;
+                }
+                let verdict = c.clear(n, &mut sk);
+                let clearance = 2.0 * c.half_width_m;
+                let near = PI * c.half_width_m;
+                let safe = TAU * c.min_turn_radius_m - near;
+                let m = sk.n;
+                let (pts, arc, pad) = (&sk.pts[..=m], &sk.arc[..=m], &sk.pad[..m]);
+                let total = arc[m];
+                let boxed = |v: usize| {
+                    let (p, q) = (pts[v], pts[v + 1]);
+                    let inflate = 0.5 * clearance + pad[v];
+                    [
+                        p[0].min(q[0]) - inflate,
+                        p[1].min(q[1]) - inflate,
+                        p[0].max(q[0]) + inflate,
+                        p[1].max(q[1]) + inflate,
+                    ]
+                };
+                let mut all_pairs = true;
+                for i in 0..m {
+                    let (a0, a1) = (arc[i], arc[i + 1]);
+                    for j in i + 1..m {
+                        let in_window = arc[j] > a1 + near
+                            && arc[j + 1] > a0 + safe
+                            && arc[j + 1] < a0 + (total - near)
+                            && arc[j] < a1 + (total - safe);
+                        let (x, y) = (boxed(i), boxed(j));
+                        let meet = x[2] >= y[0] && y[2] >= x[0] && x[3] >= y[1] && y[3] >= x[1];
+                        if in_window && meet {
+                            let need = clearance + pad[i] + pad[j];
+                            if segment_segment2(pts[i], pts[i + 1], pts[j], pts[j + 1])
+                                < need * need
+                            {
+                                all_pairs = false;
+                            }
+                        }
+                    }
+                }
+                assert_eq!(verdict, all_pairs, "half width {hw}, env {e}");
+                if verdict {
+                    kept += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+        }
+        assert!(
+            refused >= 30 && kept >= 100,
+            "{refused} refused, {kept} kept"
+        );
+    }
+
+    #[test]
     fn a_track_passing_too_close_to_itself_is_refused() {
         // A loop whose return leg runs back along its first straight at distance `gap`, far
         // from it along the track: refused under 2·hw, kept above.
@@ -1089,18 +1392,20 @@ mod tests {
                 (0.0, 100.0),
             ];
             let mut pts = vec![Vec2::ZERO; 9];
-            let mut arc = vec![0.0f32; 9];
+            let mut arc = vec![0.0f32; 9 + LANES];
             let mut pad = vec![0.0f32; 9];
             let mut first: Vec<f32> = [0u32, 4, 8].into_iter().map(f32::from_bits).collect();
-            let mut boxes = vec![0.0f32; 8];
-            let mut seg_boxes = vec![0.0f32; 36];
+            let mut legs = vec![0.0f32; 5 * 3];
+            let mut seg_boxes = vec![0.0f32; 4 * (9 + LANES)];
+            let mut partners = vec![0.0f32; 4];
             let mut sk = Skeleton {
                 pts: &mut pts,
                 arc: &mut arc,
                 pad: &mut pad,
                 first: &mut first,
-                boxes: &mut boxes,
+                legs: &mut legs,
                 seg_boxes: &mut seg_boxes,
+                partners: &mut partners,
                 n: 0,
             };
             let mut s = 0.0f32;
