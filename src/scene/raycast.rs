@@ -1148,4 +1148,20 @@ mod tests {
             "{roots} roots, {misses} misses"
         );
     }
+
+    /// `floor_bits` agrees with `floor` and the saturating casts it replaced on every float at
+    /// and around each integer up to the largest grid (`R = 1024`) and on a sweep between them.
+    #[test]
+    fn floor_bits_matches_floor_and_the_cast() {
+        let mut xs = vec![0.0f32, -0.0, f32::MIN_POSITIVE, 0.5, 6.0, 1023.0, 65_535.0];
+        for i in 0..=1100u32 {
+            let x = i as f32;
+            xs.extend([x, x.next_up(), x.next_down().max(0.0), x + 0.5, x + 0.999_9]);
+        }
+        for x in xs {
+            let (y, n) = floor_bits(x);
+            assert_eq!(y.to_bits(), x.floor().to_bits(), "floor of {x}");
+            assert_eq!(n, u32::from(x as u16), "integer of {x}");
+        }
+    }
 }
