@@ -531,10 +531,12 @@ impl March<'_, '_> {
     #[inline(always)]
     fn voxel(&self, q: [f32; 3]) -> [u32; 3] {
         let top = self.top;
-        // Clamped into [0, top] (a NaN becomes 0 at `fmax`), `top < 2^16`: the `u16` cast is
-        // exact, and cheaper than a wider one (its saturation is two `minss`/`maxss`, not
-        // compares and moves).
-        [0, 1, 2].map(|a| u32::from(fmin(fmax(q[a], 0.0), top) as u16))
+        // Clamped into [0, top] (a NaN becomes 0 at `fmax`), `top < 2^16`, so the floor is
+        // exact in `floor_bits`. Four lanes, the last a dummy, so each step is one 4-wide
+        // vector (a cast with saturation is three scalar chains).
+        let q4 = [q[0], q[1], q[2], 0.0];
+        let c: [u32; 4] = std::array::from_fn(|a| floor_bits(fmin(fmax(q4[a], 0.0), top)).1);
+        [c[0], c[1], c[2]]
     }
 
     #[inline(always)]
@@ -566,21 +568,26 @@ impl March<'_, '_> {
     #[inline(always)]
     fn brick_cell(&self, brick: u32, min: [u32; 3], q: [f32; 3]) -> Cell {
         let b = &self.view.bricks[brick as usize];
-        let mut base = 0usize;
-        let mut global = [0u32; 3];
+        // Four lanes, the last a dummy, so each step below is one 4-wide vector.
+        let q4 = [q[0], q[1], q[2], 0.0];
+        // `min < 2^16`: exact through `i32`, one vector conversion.
+        let m4 = [
+            min[0] as i32 as f32,
+            min[1] as i32 as f32,
+            min[2] as i32 as f32,
+            0.0,
+        ];
+        let x: [f32; 4] = std::array::from_fn(|a| q4[a] - m4[a] - 0.5);
+        // The cell's lower corner in the brick: `x` clamped into [0, 6] (never NaN:
+        // `fmax(NaN, 0) = 0`), floored.
+        let i0: [(f32, u32); 4] = std::array::from_fn(|a| floor_bits(fmin(fmax(x[a], 0.0), 6.0)));
+        // The point's offset from the lower corner (outside `[0, 1]` past a clamped edge).
+        let u: [f32; 4] = std::array::from_fn(|a| x[a] - i0[a].0);
+        let w: [f32; 4] = std::array::from_fn(|a| 1.0 - u[a]);
         // Per axis, the squared offsets of the point from the cell's lower and upper corner.
-        let mut sq = [[0.0f32; 2]; 3];
-        for a in 0..3 {
-            let x = q[a] - min[a] as f32 - 0.5;
-            let xc = fmin(fmax(x, 0.0), 7.0);
-            // `xc` is in [0, 7] (never NaN: `fmax(NaN, 0) = 0`), so the cheap `u8` cast is exact.
-            let i0 = u32::from(fmin(xc, 6.0) as u8);
-            // The point's offset from the lower corner (outside `[0, 1]` past a clamped edge).
-            let u = x - i0 as f32;
-            sq[a] = [u * u, (1.0 - u) * (1.0 - u)];
-            base += (i0 as usize) << (3 * a);
-            global[a] = min[a] + i0;
-        }
+        let sq: [[f32; 2]; 3] = std::array::from_fn(|a| [u[a] * u[a], w[a] * w[a]]);
+        let base = (i0[0].1 + (i0[1].1 << 3) + (i0[2].1 << 6)) as usize;
+        let global: [u32; 3] = std::array::from_fn(|a| min[a] + i0[a].1);
         // One bounds check for the eight corners (`base ≤ 6 · 73`, so the window fits).
         let w = &b[base..base + 74];
         let pair = |o: usize| u64::from(u16::from_le_bytes([w[o] as u8, w[o + 1] as u8]));
@@ -888,6 +895,17 @@ impl March<'_, '_> {
     }
 }
 
+/// `floor(x)` as a float and as an integer, for `x` in `[0, 2²³)`: the integer is read off the
+/// bits of `floor(x) + 2²³` (the float with exponent 23 whose mantissa is the integer), so a
+/// vector of these is a round, an add and an integer subtract, with none of the clamps a
+/// saturating cast adds.
+#[inline(always)]
+fn floor_bits(x: f32) -> (f32, u32) {
+    const TWO_23: f32 = 8_388_608.0;
+    let y = x.floor();
+    (y, (y + TWO_23).to_bits() - TWO_23.to_bits())
+}
+
 /// Whether any of the eight bytes of `word` is `byte` (the zero-byte test of Mycroft's
 /// `haszero`, exact for whether one exists).
 #[inline(always)]
@@ -1129,5 +1147,21 @@ mod tests {
             roots > 1000 && misses > 1000,
             "{roots} roots, {misses} misses"
         );
+    }
+
+    /// `floor_bits` agrees with `floor` and the saturating casts it replaced on every float at
+    /// and around each integer up to the largest grid (`R = 1024`) and on a sweep between them.
+    #[test]
+    fn floor_bits_matches_floor_and_the_cast() {
+        let mut xs = vec![0.0f32, -0.0, f32::MIN_POSITIVE, 0.5, 6.0, 1023.0, 65_535.0];
+        for i in 0..=1100u32 {
+            let x = i as f32;
+            xs.extend([x, x.next_up(), x.next_down().max(0.0), x + 0.5, x + 0.999_9]);
+        }
+        for x in xs {
+            let (y, n) = floor_bits(x);
+            assert_eq!(y.to_bits(), x.floor().to_bits(), "floor of {x}");
+            assert_eq!(n, u32::from(x as u16), "integer of {x}");
+        }
     }
 }
