@@ -182,13 +182,21 @@ pub fn cos(x: f32) -> f32 {
 }
 
 /// The rounding errors of the `f32` constants: `π − PI`, `π/2 − FRAC_PI_2`, `π/4 − FRAC_PI_4`.
-const PI_LO: f32 = -8.742_278e-8;
-const FRAC_PI_2_LO: f32 = -4.371_139e-8;
-const FRAC_PI_4_LO: f32 = -2.185_569_5e-8;
+pub(crate) const PI_LO: f32 = -8.742_278e-8;
+pub(crate) const FRAC_PI_2_LO: f32 = -4.371_139e-8;
+pub(crate) const FRAC_PI_4_LO: f32 = -2.185_569_5e-8;
 
 /// `atan(1/2)` as `f32` and its rounding error.
-const ATAN_HALF: f32 = 0.463_647_6;
-const ATAN_HALF_LO: f32 = 5.012_158_7e-9;
+pub(crate) const ATAN_HALF: f32 = 0.463_647_6;
+pub(crate) const ATAN_HALF_LO: f32 = 5.012_158_7e-9;
+
+/// `atan(t)` for `|t| ≤ tan(π/8)`: Cephes' minimax polynomial, the kernel of [`atan2`] (and of
+/// the branch-free turn angles that must equal it bit for bit).
+#[inline(always)]
+pub(crate) fn atan_poly(t: f32) -> f32 {
+    let z = t * t;
+    (((8.053_744_5e-2 * z - 1.387_768_6e-1) * z + 1.997_771_1e-1) * z - 3.333_295e-1) * z * t + t
+}
 
 /// Arctangent of `a ∈ [0, 1]`.
 #[inline]
@@ -203,11 +211,7 @@ fn atan_unit(a: f32) -> f32 {
     } else {
         (0.0, 0.0, a)
     };
-    let z = t * t;
-    let p =
-        (((8.053_744_5e-2 * z - 1.387_768_6e-1) * z + 1.997_771_1e-1) * z - 3.333_295e-1) * z * t
-            + t;
-    base + (p + base_lo)
+    base + (atan_poly(t) + base_lo)
 }
 
 /// The angle of the point `(x, y)` in `[-π, π]`, with C99's special cases (signed zeros,

@@ -47,7 +47,9 @@ use bytemuck::{Pod, Zeroable};
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
-use crate::math::{atan2, sin_cos};
+use crate::math::{
+    atan2, atan_poly, sin_cos, ATAN_HALF, ATAN_HALF_LO, FRAC_PI_2_LO, FRAC_PI_4_LO, PI_LO,
+};
 use crate::rng::LaneRng;
 use crate::track::geometry::signed_area2;
 
@@ -643,14 +645,6 @@ fn turn_and_chord(a: Vec2, p: Vec2, b: Vec2) -> (f32, f32) {
     )
 }
 
-/// `π/2 − FRAC_PI_2`, `π − PI`, `π/4 − FRAC_PI_4` (the rounding errors of the `f32`
-/// constants), `atan(1/2)` and its rounding error: [`atan2`]'s constants.
-const FRAC_PI_2_LO: f32 = -4.371_139e-8;
-const PI_LO: f32 = -8.742_278e-8;
-const FRAC_PI_4_LO: f32 = -2.185_569_5e-8;
-const ATAN_HALF: f32 = 0.463_647_6;
-const ATAN_HALF_LO: f32 = 5.012_158_7e-9;
-
 /// `atan2(cross, dot)` ([`atan2`], bit for bit), with the straight case short, and without
 /// branches: every case of [`atan2`] is computed with its operations and the result selected,
 /// so that a pass over a curve's points vectorizes (a resampled polygon turns at a few points
@@ -687,11 +681,7 @@ fn turn_angle(cross: f32, dot: f32) -> f32 {
     } else {
         (0.0, 0.0, a)
     };
-    let z = t * t;
-    let poly =
-        (((8.053_744_5e-2 * z - 1.387_768_6e-1) * z + 1.997_771_1e-1) * z - 3.333_295e-1) * z * t
-            + t;
-    let u = base + (poly + base_lo);
+    let u = base + (atan_poly(t) + base_lo);
     let back = dot.is_sign_negative();
     let half_pi = std::f32::consts::FRAC_PI_2;
     let r = if swap {
