@@ -814,6 +814,11 @@ impl Circuit {
         let (leg_lo_x, leg_lo_y, leg_hi_x, leg_hi_y) =
             (&*leg_lo_x, &*leg_lo_y, &*leg_hi_x, &*leg_hi_y);
         let leg_arc = &*leg_arc;
+        // The window of the pairs of segment i (with its box).
+        let window = |i: usize| {
+            let bx = [lo_x[i], lo_y[i], hi_x[i], hi_y[i]];
+            PairWindow::new(i, arc, near, safe, behind_near, behind_safe, bx)
+        };
         let (tested, partners) = sk.partners.split_at_mut(sk.partners.len() / 2);
         let tested: &mut [u32] = bytemuck::cast_slice_mut(tested);
         for a in 0..legs {
@@ -883,15 +888,7 @@ impl Circuit {
                     while lanes != 0 {
                         let i = block + lanes.trailing_zeros() as usize;
                         lanes &= lanes - 1;
-                        let w = PairWindow::new(
-                            i,
-                            arc,
-                            near,
-                            safe,
-                            behind_near,
-                            behind_safe,
-                            [lo_x[i], lo_y[i], hi_x[i], hi_y[i]],
-                        );
+                        let w = window(i);
                         any |= w.any_in(i, j0, j1, arc, [lo_x, lo_y, hi_x, hi_y]);
                     }
                     block += LANES;
@@ -901,15 +898,7 @@ impl Circuit {
                 }
                 // Some pair of boxes meets in the window: the exact distances of those pairs.
                 for i in i0..i1 {
-                    let w = PairWindow::new(
-                        i,
-                        arc,
-                        near,
-                        safe,
-                        behind_near,
-                        behind_safe,
-                        [lo_x[i], lo_y[i], hi_x[i], hi_y[i]],
-                    );
+                    let w = window(i);
                     for j in j0.max(i + 1)..j1 {
                         if w.holds(arc[j], arc[j + 1], [lo_x[j], lo_y[j], hi_x[j], hi_y[j]]) {
                             let need = clearance + pad[i] + pad[j];
