@@ -1087,13 +1087,7 @@ mod tests {
     /// and at most rounding before it. A cubic that only touches zero may go either way.
     #[test]
     fn first_root_is_within_its_bound_of_the_exact_root() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rand = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut rand = crate::track::geometry::test_unit(0x9e37_79b9);
         let (mut roots, mut misses) = (0, 0);
         for _ in 0..20_000 {
             let k: [f32; 8] = std::array::from_fn(|_| 4.0 * rand() - 2.0);
