@@ -409,50 +409,39 @@ impl Voronoi {
             reach2: f32::INFINITY,
             fresh: false,
         };
-        if sites.len() <= FAR_CAP {
-            // The near sites listed without branches, in site order, then clipped by; then the
-            // far sites within reach of the polygon they left (a far site beyond it is beyond
-            // the reach of every later, smaller polygon too: the clipper would skip it). Sites
-            // are finite, so every `d2` is a number.
-            let mut list = [0u32; FAR_CAP];
-            let mut listed = 0;
-            for (j, &q) in sites.iter().enumerate() {
-                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
-                let d2 = ax * ax + ay * ay;
-                list[listed] = j as u32;
-                listed += usize::from(j != s && d2 <= near2);
-            }
-            for &j in &list[..listed] {
-                let q = sites[j as usize];
-                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
-                clipper.visit(cell, tmp, j as usize, q, ax * ax + ay * ay)?;
-            }
-            let reach2 = clipper.fresh_reach2(cell);
-            listed = 0;
-            for (j, &q) in sites.iter().enumerate() {
-                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
-                let d2 = ax * ax + ay * ay;
-                list[listed] = j as u32;
-                listed += usize::from(j != s && d2 > near2 && d2 <= reach2);
-            }
-            for &j in &list[..listed] {
-                let q = sites[j as usize];
-                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
-                clipper.visit(cell, tmp, j as usize, q, ax * ax + ay * ay)?;
-            }
-        } else {
-            for (j, &q) in sites.iter().enumerate() {
-                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
-                let d2 = ax * ax + ay * ay;
-                if j != s && d2 <= near2 {
-                    clipper.visit(cell, tmp, j, q, d2)?;
+        let d2 = |q: Vec2| {
+            let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
+            ax * ax + ay * ay
+        };
+        // The near sites (`d2 ≤ near2`), then the far ones, each pass in site order.
+        for far in [false, true] {
+            if sites.len() <= FAR_CAP {
+                // Listed without branches, then clipped by; the far pass lists only the sites
+                // within reach of the polygon the near pass left (a far site beyond it is beyond
+                // the reach of every later, smaller polygon too: the clipper would skip it).
+                // Sites are finite, so every `d2` is a number.
+                let (lo, hi) = if far {
+                    (near2, clipper.fresh_reach2(cell))
+                } else {
+                    (f32::NEG_INFINITY, near2)
+                };
+                let mut list = [0u32; FAR_CAP];
+                let mut listed = 0;
+                for (j, &q) in sites.iter().enumerate() {
+                    let d = d2(q);
+                    list[listed] = j as u32;
+                    listed += usize::from(j != s && d > lo && d <= hi);
                 }
-            }
-            for (j, &q) in sites.iter().enumerate() {
-                let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
-                let d2 = ax * ax + ay * ay;
-                if j != s && d2 > near2 {
-                    clipper.visit(cell, tmp, j, q, d2)?;
+                for &j in &list[..listed] {
+                    let q = sites[j as usize];
+                    clipper.visit(cell, tmp, j as usize, q, d2(q))?;
+                }
+            } else {
+                for (j, &q) in sites.iter().enumerate() {
+                    let d = d2(q);
+                    if j != s && if far { d > near2 } else { d <= near2 } {
+                        clipper.visit(cell, tmp, j, q, d)?;
+                    }
                 }
             }
         }
