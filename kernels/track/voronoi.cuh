@@ -341,10 +341,15 @@ TG_HD inline bool tg_voronoi_select(const tg_voronoi_params* p, const tg_voronoi
             float ax = sites[j].x - ps.x;
             float ay = sites[j].y - ps.y;
             float d2 = ax * ax + ay * ay;
-            if (j == s || (d2 <= near2) != near || d2 > reach2) {
+            if (j == s || (d2 <= near2) != near) {
                 continue;
             }
-            if (!fresh) {
+            // The near sites clip without the skip test (nearly all cut the polygon; a clip
+            // that finds every vertex inside leaves it as it is, so the test only saves work).
+            if (!near && d2 > reach2) {
+                continue;
+            }
+            if (!near && !fresh) {
                 reach2 = tg_voronoi_reach_sq(verts, count, ps, slack);
                 fresh = true;
                 if (d2 > reach2) {

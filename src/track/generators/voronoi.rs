@@ -99,8 +99,8 @@ const SMALL_TURN: f32 = 0.25;
 /// A value no cosine takes: it marks a turn left for [`sin_cos`] in `smooth_turning`.
 const NOT_A_COSINE: f32 = 2.0;
 
-/// Sites a cell lists on the stack for each clipping pass (with more, beyond the preset's 64,
-/// each pass scans the sites one by one; see [`Voronoi::cell`]).
+/// Sites a cell lists as one bit mask for each clipping pass (with more, beyond the preset's
+/// 64, each pass scans the sites one by one; see [`Voronoi::cell`]).
 const FAR_CAP: usize = 64;
 /// Sides of the clip polygon, a regular polygon circumscribed about the sites' disc.
 const CLIP_SIDES: usize = 16;
@@ -364,17 +364,19 @@ impl Voronoi {
         r.counts[slot] = count as u32;
         let neck = NECK_FRAC * self.radius_m;
         let neck2 = neck * neck;
+        // Without data-dependent branches: an edge's site (any site for the clip polygon's
+        // edges, which then keeps its state) becomes a candidate when it is free and the edge
+        // long enough.
+        let last = r.state.len() - 1;
         for e in 0..count {
             let l = cell.labels[e];
-            if l == OUTSIDE || r.state[l as usize] != FREE {
-                continue;
-            }
+            let site = (l as usize).min(last);
             let a = cell.verts[e];
-            let b = cell.verts[(e + 1) % count];
+            let b = cell.verts[next(e, count)];
             let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-            if dx * dx + dy * dy >= neck2 {
-                r.state[l as usize] = CANDIDATE;
-            }
+            let state = r.state[site];
+            let take = (l != OUTSIDE) & (state == FREE) & (dx * dx + dy * dy >= neck2);
+            r.state[site] = if take { CANDIDATE } else { state };
         }
         Some(())
     }
@@ -391,9 +393,11 @@ impl Voronoi {
     /// (below `1e-6` of the circumradius), so the test in `f32` would find every vertex inside
     /// too and the cell is exactly what clipping by every site in this order gives. `R` is
     /// recomputed only when a site is nearer than a bound left over from a larger polygon (one a
-    /// clip has since shrunk). Each pass first lists its sites without branches (the far pass
-    /// only those within `2 R + δ` of the polygon the near pass left, `R` computed then), so
-    /// that only the sites that may clip are visited.
+    /// clip has since shrunk). The near sites clip without the test (nearly all of them cut
+    /// the polygon; a clip that finds every vertex inside leaves the polygon as it is, so the
+    /// test only saves work). Each pass first lists its sites without branches from the squared
+    /// distances computed once (the far pass only those within `2 R + δ` of the polygon the
+    /// near pass left, `R` computed then), so that only the sites that may clip are visited.
     fn cell(&self, sites: &[Vec2], s: usize, cell: &mut Cell, tmp: &mut Cell) -> Option<usize> {
         let rc = self.radius_m * CLIP_SEC;
         for k in 0..CLIP_SIDES {
@@ -413,37 +417,47 @@ impl Voronoi {
             let (ax, ay) = (q[0] - p[0], q[1] - p[1]);
             ax * ax + ay * ay
         };
-        // The near sites (`d2 ≤ near2`), then the far ones, each pass in site order.
-        for far in [false, true] {
-            if sites.len() <= FAR_CAP {
-                // Listed without branches, then clipped by; the far pass lists only the sites
-                // within reach of the polygon the near pass left (a far site beyond it is beyond
-                // the reach of every later, smaller polygon too: the clipper would skip it).
-                // Sites are finite, so every `d2` is a number.
-                let (lo, hi) = if far {
-                    (near2, clipper.fresh_reach2(cell))
-                } else {
-                    (f32::NEG_INFINITY, near2)
-                };
-                let mut list = [0u32; FAR_CAP];
-                let mut listed = 0;
+        if sites.len() > FAR_CAP {
+            // The near sites (`d2 ≤ near2`), then the far ones, each pass in site order.
+            for far in [false, true] {
                 for (j, &q) in sites.iter().enumerate() {
                     let d = d2(q);
-                    list[listed] = j as u32;
-                    listed += usize::from(j != s && d > lo && d <= hi);
-                }
-                for &j in &list[..listed] {
-                    let q = sites[j as usize];
-                    clipper.visit(cell, tmp, j as usize, q, d2(q))?;
-                }
-            } else {
-                for (j, &q) in sites.iter().enumerate() {
-                    let d = d2(q);
-                    if j != s && if far { d > near2 } else { d <= near2 } {
+                    if j == s {
+                        continue;
+                    }
+                    if far && d > near2 {
                         clipper.visit(cell, tmp, j, q, d)?;
+                    } else if !far && d <= near2 {
+                        clipper.clip(cell, tmp, j, q)?;
                     }
                 }
             }
+            return Some(clipper.count);
+        }
+        // Every squared distance once (one vectorized pass); sites are finite, so each is a
+        // number.
+        let mut dist = [0.0f32; FAR_CAP];
+        for (d, &q) in dist.iter_mut().zip(sites) {
+            *d = d2(q);
+        }
+        let dist = &dist[..sites.len()];
+        // The near sites, listed as one bit mask (without branches) and clipped by without the
+        // skip test: nearly all of them cut the polygon, and a clip that finds every vertex
+        // inside leaves it as it is, which is what skipping does (the test only saves work).
+        let mut near = site_mask(dist, s, f32::NEG_INFINITY, near2);
+        while near != 0 {
+            let j = near.trailing_zeros() as usize;
+            near &= near - 1;
+            clipper.clip(cell, tmp, j, sites[j])?;
+        }
+        // The far sites within reach of the polygon the near pass left, listed alike (a far
+        // site beyond it is beyond the reach of every later, smaller polygon too: the clipper
+        // would skip it), then visited with the skip test.
+        let mut far = site_mask(dist, s, near2, clipper.fresh_reach2(cell));
+        while far != 0 {
+            let j = far.trailing_zeros() as usize;
+            far &= far - 1;
+            clipper.visit(cell, tmp, j, sites[j], dist[j])?;
         }
         Some(clipper.count)
     }
@@ -459,28 +473,32 @@ impl Voronoi {
         let label = |slot: usize, e: usize| r.labels[(slot + 1) * mv + e];
         let count = |slot: usize| r.counts[slot] as usize;
         let boundary = |l: u32| l == OUTSIDE || r.state[l as usize] != SELECTED;
-        let mut start = None;
-        let mut low = Vec2::ZERO;
+        // The start without data-dependent branches (selects, not jumps); `found` says whether
+        // a boundary edge was seen.
+        let last = r.state.len() - 1;
+        let (mut found, mut start, mut low) = (false, (0, 0), Vec2::ZERO);
         let mut edges = 0;
         for slot in 0..k {
             edges += count(slot);
             for e in 0..count(slot) {
                 let v = vert(slot, e);
-                let lower = v[1] < low[1] || (v[1] == low[1] && v[0] < low[0]);
-                if boundary(label(slot, e)) && (start.is_none() || lower) {
-                    start = Some((slot, e));
-                    low = v;
-                }
+                let l = label(slot, e);
+                let on_boundary = (l == OUTSIDE) | (r.state[(l as usize).min(last)] != SELECTED);
+                let lower = (v[1] < low[1]) | ((v[1] == low[1]) & (v[0] < low[0]));
+                let take = on_boundary & (!found | lower);
+                start = if take { (slot, e) } else { start };
+                low = if take { v } else { low };
+                found |= take;
             }
         }
-        let Some(start) = start else {
+        if !found {
             return 0;
-        };
+        }
         let (mut a, mut e) = start;
         let mut written = 0;
         for _ in 0..edges {
             let p = vert(a, e);
-            let q = vert(a, (e + 1) % count(a));
+            let q = vert(a, next(e, count(a)));
             let (dx, dy) = (q[0] - p[0], q[1] - p[1]);
             if dx * dx + dy * dy >= TINY_EDGE2 {
                 if written == poly.len() {
@@ -490,16 +508,17 @@ impl Voronoi {
                 written += 1;
             }
             // The next boundary edge around the end vertex: cross into selected cells.
-            e = (e + 1) % count(a);
+            e = next(e, count(a));
             let mut hops = 0;
             while !boundary(label(a, e)) {
                 let b = r.slot_of[label(a, e) as usize] as usize;
                 let site = r.slot_site[a];
-                let Some(f) = (0..count(b)).find(|&f| label(b, f) == site) else {
+                let Some(f) = find_label(&r.labels[(b + 1) * mv..(b + 2) * mv], count(b), site)
+                else {
                     return 0;
                 };
                 a = b;
-                e = (f + 1) % count(b);
+                e = next(f, count(b));
                 hops += 1;
                 if hops > k {
                     return 0;
@@ -520,7 +539,7 @@ impl Voronoi {
             return 0;
         }
         let edge = |i: usize| {
-            let (p, q) = (poly[i], poly[(i + 1) % n]);
+            let (p, q) = (poly[i], poly[next(i, n)]);
             (p, q[0] - p[0], q[1] - p[1])
         };
         let mut length = 0.0f32;
@@ -776,6 +795,13 @@ impl Clipper {
                 return Some(());
             }
         }
+        self.clip(cell, tmp, j, q)
+    }
+
+    /// Clips `cell` by site `j` at `q` (no skip test); `None` when the polygon would exceed
+    /// its capacity.
+    #[inline(always)]
+    fn clip(&mut self, cell: &mut Cell, tmp: &mut Cell, j: usize, q: Vec2) -> Option<()> {
         let (next, changed) = clip(cell, self.count, self.p, q, j as u32, tmp)?;
         self.count = next;
         self.fresh &= !changed;
@@ -832,15 +858,15 @@ fn outside(s: f32) -> bool {
 /// without branches.
 #[inline(always)]
 fn outside_mask(verts: &[Vec2], count: usize, side: impl Fn(Vec2) -> f32) -> u64 {
+    // The sides first (one pass over whole blocks, which vectorizes 8 wide), then their bits.
+    let n = count.div_ceil(8) * 8;
+    let mut sides = [0.0f32; 64];
+    for (o, &v) in sides[..n].iter_mut().zip(&verts[..n]) {
+        *o = side(v);
+    }
     let mut mask = 0u64;
-    for (c, chunk) in verts[..count.div_ceil(8) * 8].chunks_exact(8).enumerate() {
-        let mut bytes = [0u8; 8];
-        for (b, &v) in bytes.iter_mut().zip(chunk) {
-            *b = u8::from(outside(side(v)));
-        }
-        // Gathers the low bit of each byte into the top byte (byte `i` to bit `56 + i`).
-        let bits = u64::from_le_bytes(bytes).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-        mask |= bits << (8 * c);
+    for (j, &x) in sides[..n].iter().enumerate() {
+        mask |= u64::from(outside(x)) << j;
     }
     mask & (u64::MAX >> (64 - count))
 }
@@ -1012,6 +1038,47 @@ fn clip_through(
     cell.verts[..w].copy_from_slice(&tmp.verts[..w]);
     cell.labels[..w].copy_from_slice(&tmp.labels[..w]);
     Some(w)
+}
+
+/// The sites `j ≠ s` with `lo < dist[j] ≤ hi` as bits (bit `j` for site `j`; at most 64
+/// sites), computed without branches.
+#[inline(always)]
+fn site_mask(dist: &[f32], s: usize, lo: f32, hi: f32) -> u64 {
+    let mut mask = 0u64;
+    for (j, &d) in dist.iter().enumerate() {
+        mask |= u64::from((d > lo) & (d <= hi)) << j;
+    }
+    mask & !(1u64 << s)
+}
+
+/// `(e + 1) mod count` for `e < count`, without a division.
+#[inline(always)]
+fn next(e: usize, count: usize) -> usize {
+    if e + 1 == count {
+        0
+    } else {
+        e + 1
+    }
+}
+
+/// The first `f < count` with `labels[f] == site` (`labels.len()`, a multiple of 8, at least
+/// `count`), found from a bit mask of eight labels at a time for up to 64 (no branch on a
+/// label), by a scan beyond.
+#[inline(always)]
+fn find_label(labels: &[u32], count: usize, site: u32) -> Option<usize> {
+    if count > 64 {
+        return (0..count).find(|&f| labels[f] == site);
+    }
+    let mut mask = 0u64;
+    for (c, chunk) in labels[..count.div_ceil(8) * 8].chunks_exact(8).enumerate() {
+        let mut bits = 0u64;
+        for (i, &l) in chunk.iter().enumerate() {
+            bits |= u64::from(l == site) << i;
+        }
+        mask |= bits << (8 * c);
+    }
+    let mask = mask & (u64::MAX >> (64 - count.max(1)));
+    (mask != 0).then(|| mask.trailing_zeros() as usize)
 }
 
 /// Draws sites uniform in the disc of radius `r`: the radius `r · √u`, the angle `2π v` taken
