@@ -314,10 +314,14 @@ pub fn closed_length(pts: &[Vec2]) -> f32 {
 /// longer polylines are walked segment by segment ([`resample_walk`]).
 const ENDS_MAX: usize = 1022;
 
+/// Raw points up to which [`resample_closed`] takes a 1 KB array for them (the rest up to
+/// [`ENDS_MAX`] the 4 KB one): an array is zeroed whole on every call.
+const ENDS_SMALL: usize = 254;
+
 /// Resamples the closed polyline `raw` at constant spacing into `out`; returns the count
 /// (0 when `raw` has fewer than 3 points, a zero length or non-finite points).
 ///
-/// The same points as walking the polyline ([`resample_walk`]), found another way: the running
+/// The same points as walking the polyline (`resample_walk`), found another way: the running
 /// lengths at the segments' ends are summed first, in index order (the walk's own sums, so the
 /// same bits, and their last the closed length), and each point moves its segment on by up to
 /// two of them with no branch, one by one past that (a segment shorter than the step), so the
@@ -328,12 +332,21 @@ pub fn resample_closed(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2]) -> usize 
     if n < 3 {
         return 0;
     }
-    if n > ENDS_MAX {
-        return resample_walk(raw, spacing_m, out);
+    if n <= ENDS_SMALL {
+        resample_by_ends(raw, spacing_m, out, &mut [0.0f32; ENDS_SMALL + 2])
+    } else if n <= ENDS_MAX {
+        resample_by_ends(raw, spacing_m, out, &mut [0.0f32; ENDS_MAX + 2])
+    } else {
+        resample_walk(raw, spacing_m, out)
     }
+}
+
+/// [`resample_closed`] for `3 ≤ raw.len() ≤ ends.len() − 2`, the running lengths in `ends`.
+#[inline(always)]
+fn resample_by_ends(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2], ends: &mut [f32]) -> usize {
+    let n = raw.len();
     // `ends[i]` the length up to point `i`: the start of segment `i` (the closing one last),
     // `ends[n]` the closed length, summed as `closed_length` sums it.
-    let mut ends = [0.0f32; ENDS_MAX + 2];
     let ends = &mut ends[..n + 2];
     for (e, (a, b)) in ends[1..n].iter_mut().zip(raw.iter().zip(&raw[1..])) {
         *e = distance(*a, *b);
@@ -468,7 +481,7 @@ mod tests {
     }
 
     /// `resample_closed` places the walk's points to the bit: polylines of 3 to past
-    /// `ENDS_MAX` points whose segments run from far shorter than the spacing to far longer,
+    /// `ENDS_SMALL` and `ENDS_MAX` points whose segments run from far shorter than the spacing to far longer,
     /// with repeated points, far from the origin, and counts capped by the output.
     #[test]
     fn resample_closed_is_the_walk() {
@@ -477,6 +490,8 @@ mod tests {
         for case in 0..3000 {
             let n = if case % 50 == 0 {
                 ENDS_MAX - 2 + case % 7
+            } else if case % 50 == 1 {
+                ENDS_SMALL - 2 + case % 7
             } else {
                 3 + case % 400
             };

@@ -100,68 +100,14 @@ pub fn left_normal(pts: &[Vec2], i: usize) -> Vec2 {
     }
 }
 
-/// +1 for a counter-clockwise curve, −1 otherwise: the sign of [`signed_area2`] (`≥ 0` is
-/// counter-clockwise), decided by [`area_sign`] where its lane sums settle it and by the
-/// ordered sum itself where they do not, so the verdict is the ordered sum's.
+/// +1 for a counter-clockwise curve, −1 otherwise.
 #[inline]
 pub fn orientation(pts: &[Vec2]) -> f32 {
-    let positive = match area_sign(pts) {
-        Some(positive) => positive,
-        None => signed_area2(pts) >= 0.0,
-    };
-    if positive {
+    if signed_area2(pts) >= 0.0 {
         1.0
     } else {
         -1.0
     }
-}
-
-/// Lanes of [`area_sign`]'s sums.
-const SIGN_LANES: usize = 8;
-
-/// Whether [`signed_area2`]`(pts)` is `≥ 0`, when that is certain from a sum of its terms in
-/// [`SIGN_LANES`] lanes (no chain of one addition per term); `None` when it is not.
-///
-/// The terms are [`signed_area2`]'s, the same bits; only the order of the additions differs.
-/// Any order of adding `n` terms `tᵢ` rounds to within `γ·T` of their exact sum `S`, with `T =
-/// Σ|tᵢ|` and `γ = (n − 1)·u / (1 − (n − 1)·u)` (`u = 2⁻²⁴`), so the ordered sum and the lane
-/// sum `S_l` are within `2·γ·T` of each other, and the lane sum of the `|tᵢ|`, `T_l`, is at
-/// least `(1 − γ)·T`. For `n ≤ 2²⁰`, `γ < (n − 1)·u·16 / 15 < 1 / 15`, so `4·n·u·T_l` (its own
-/// rounding aside, a few `u`) exceeds `2·γ·T_l / (1 − γ) ≥ 2·γ·T`: where `|S_l|` exceeds it,
-/// the ordered sum is not 0 and has `S_l`'s sign. `T_l` within `[10⁻³⁰, 10³⁷]`
-/// keeps every sum and the bound clear of overflow and of underflow to 0; a NaN or an
-/// infinity fails that test, and so does a polygon of fewer than `2·SIGN_LANES` points or more
-/// than 2²⁰: those are `None`.
-pub fn area_sign(pts: &[Vec2]) -> Option<bool> {
-    let n = pts.len();
-    if !(2 * SIGN_LANES..=1 << 20).contains(&n) {
-        return None;
-    }
-    let term = |p: Vec2, q: Vec2| p[0] * q[1] - q[0] * p[1];
-    let (mut sum, mut abs) = ([0.0f32; SIGN_LANES], [0.0f32; SIGN_LANES]);
-    let full = (n - 1) / SIGN_LANES * SIGN_LANES;
-    for (p, q) in pts[..full]
-        .chunks_exact(SIGN_LANES)
-        .zip(pts[1..=full].chunks_exact(SIGN_LANES))
-    {
-        for k in 0..SIGN_LANES {
-            let t = term(p[k], q[k]);
-            sum[k] += t;
-            abs[k] += t.abs();
-        }
-    }
-    let (mut s, mut a) = (0.0f32, 0.0f32);
-    for (p, q) in pts[full..n - 1].iter().zip(&pts[full + 1..]) {
-        let t = term(*p, *q);
-        s += t;
-        a += t.abs();
-    }
-    let t = term(pts[n - 1], pts[0]);
-    s += t + sum.iter().sum::<f32>();
-    a += t.abs() + abs.iter().sum::<f32>();
-    // `u` is `EPSILON / 2`.
-    let bound = 4.0 * n as f32 * (0.5 * f32::EPSILON) * a;
-    ((1e-30..=1e37).contains(&a) && s.abs() > bound).then_some(s > 0.0)
 }
 
 /// Whether the closed centerline `pts` makes a valid track (see the module doc).
@@ -1190,77 +1136,6 @@ mod tests {
         assert_eq!(exempt_gap(15.0, 5.0, 3), 3);
         assert_eq!(exempt_gap(0.0, 5.0, 100), 0);
         assert_eq!(exempt_gap(f32::NAN, 5.0, 100), 0);
-    }
-
-    /// `orientation` is the sign of the ordered `signed_area2` on polygons whose area cancels
-    /// to near 0 (figure eights of two nearly equal loops, slivers along a line far from the
-    /// origin, polygons traced forth and back) as on plain loops, and `area_sign` settles the
-    /// plain loops on its own.
-    #[test]
-    fn orientation_is_the_ordered_sums_sign() {
-        let mut unit = uniform(0x2545_f491_u32);
-        let (mut settled, mut left) = (0, 0);
-        for case in 0..20_000 {
-            let n = 3 + case % 300;
-            let offset = [0.0f32, 1000.0, -30000.0][case % 3];
-            let kind = case % 4;
-            let ratio = 1.0 + [0.0f32, 1e-7, 1e-5, 1e-3][(case / 4) % 4] * (unit() - 0.5);
-            let pts: Vec<Vec2> = (0..n)
-                .map(|i| {
-                    let t = i as f32 / n as f32;
-                    let (s, c) = crate::math::sin_cos(crate::math::TAU * t);
-                    let p = match kind {
-                        // A loop with jittered radii.
-                        0 => {
-                            let r = 50.0 * (0.5 + unit());
-                            [r * c, r * s]
-                        }
-                        // A figure eight: the second loop `ratio` times the first, reversed.
-                        1 => {
-                            let (s2, c2) = crate::math::sin_cos(2.0 * crate::math::TAU * t);
-                            let r = if t < 0.5 { 40.0 } else { 40.0 * ratio };
-                            [r * s2 + if t < 0.5 { r } else { -r }, r * c2]
-                        }
-                        // A sliver: along a line with tiny sideways jitter.
-                        2 => [100.0 * t, 1e-4 * (unit() - 0.5)],
-                        // Forth and back along a polyline: area 0 up to rounding.
-                        _ => {
-                            let u = if t < 0.5 { t } else { 1.0 - t };
-                            [100.0 * u, 30.0 * u * u]
-                        }
-                    };
-                    Vec2::new(offset + p[0], offset + p[1])
-                })
-                .collect();
-            let want = if signed_area2(&pts) >= 0.0 { 1.0 } else { -1.0 };
-            assert_eq!(orientation(&pts), want, "case {case}");
-            match area_sign(&pts) {
-                Some(positive) => {
-                    assert_eq!(positive, want > 0.0, "case {case}");
-                    settled += 1;
-                }
-                None => left += 1,
-            }
-            if kind == 0 && n >= 2 * SIGN_LANES {
-                assert!(area_sign(&pts).is_some(), "case {case}");
-            }
-        }
-        assert!(
-            settled > 5000 && left > 1000,
-            "{settled} settled, {left} left"
-        );
-        // NaN and infinite points are left to the ordered sum (−1 for NaN, as before).
-        let mut pts: Vec<Vec2> = (0..64)
-            .map(|i| {
-                let (s, c) = crate::math::sin_cos(i as f32 * 0.1);
-                Vec2::new(10.0 * c, 10.0 * s)
-            })
-            .collect();
-        pts[7] = Vec2::new(f32::NAN, 0.0);
-        assert_eq!(area_sign(&pts), None);
-        assert_eq!(orientation(&pts), -1.0);
-        pts[7] = Vec2::new(f32::INFINITY, 0.0);
-        assert_eq!(area_sign(&pts), None);
     }
 
     /// The axis-crossing count is the turning number the sum of the turns' angles rounds to, on
