@@ -2,8 +2,9 @@
 //!
 //! **Uniform** ([`resample_closed`]). The point count is `round(L / spacing)` clamped to
 //! `[MIN_POINTS, n_max]`, so a long track on a small `n_max` gets a wider spacing rather than
-//! being cut. Points are placed at arc lengths `k · L / count` along the closed polyline, walking
-//! it once (sequential per lane).
+//! being cut. Points are placed at arc lengths `k · L / count` along the closed polyline: the
+//! running lengths summed in index order first, then each point's segment found from them
+//! (sequential per lane).
 //!
 //! **Curvature** ([`resample_adaptive`]). A chord of length `h` on a circle of radius `R` strays
 //! `h² / 8R` from it (its sagitta), so the spacing that keeps the sagitta at `tol` is
@@ -309,9 +310,88 @@ pub fn closed_length(pts: &[Vec2]) -> f32 {
     ordered_closed_sum(pts, distance)
 }
 
+/// Raw points up to which [`resample_closed`] keeps the running lengths on the stack (4 KB);
+/// longer polylines are walked segment by segment ([`resample_walk`]).
+const ENDS_MAX: usize = 1022;
+
+/// Raw points up to which [`resample_closed`] takes a 1 KB array for them (the rest up to
+/// [`ENDS_MAX`] the 4 KB one): an array is zeroed whole on every call.
+const ENDS_SMALL: usize = 254;
+
 /// Resamples the closed polyline `raw` at constant spacing into `out`; returns the count
 /// (0 when `raw` has fewer than 3 points, a zero length or non-finite points).
+///
+/// The same points as walking the polyline (`resample_walk`), found another way: the running
+/// lengths at the segments' ends are summed first, in index order (the walk's own sums, so the
+/// same bits, and their last the closed length), and each point moves its segment on by up to
+/// two of them with no branch, one by one past that (a segment shorter than the step), so the
+/// walk's data-dependent exit, which the points' lengths make a coin toss where raw segments
+/// and points are about as long, no longer stalls the pass.
 pub fn resample_closed(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2]) -> usize {
+    let n = raw.len();
+    if n < 3 {
+        return 0;
+    }
+    if n <= ENDS_SMALL {
+        resample_by_ends(raw, spacing_m, out, &mut [0.0f32; ENDS_SMALL + 2])
+    } else if n <= ENDS_MAX {
+        resample_by_ends(raw, spacing_m, out, &mut [0.0f32; ENDS_MAX + 2])
+    } else {
+        resample_walk(raw, spacing_m, out)
+    }
+}
+
+/// [`resample_closed`] for `3 ≤ raw.len() ≤ ends.len() − 2`, the running lengths in `ends`.
+#[inline(always)]
+fn resample_by_ends(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2], ends: &mut [f32]) -> usize {
+    let n = raw.len();
+    // `ends[i]` the length up to point `i`: the start of segment `i` (the closing one last),
+    // `ends[n]` the closed length, summed as `closed_length` sums it.
+    let ends = &mut ends[..n + 2];
+    for (e, (a, b)) in ends[1..n].iter_mut().zip(raw.iter().zip(&raw[1..])) {
+        *e = distance(*a, *b);
+    }
+    ends[n] = distance(raw[n - 1], raw[0]);
+    let mut length = 0.0f32;
+    for e in &mut ends[1..=n] {
+        length += *e;
+        *e = length;
+    }
+    if !(length.is_finite() && length > 0.0) {
+        return 0;
+    }
+    let count = point_count(length / spacing_m, out.len());
+    let step = length / count as f32;
+    // The walk steps past segment `seg < n − 1` while its end is below the target, and never
+    // past the last: its end reads as infinite.
+    ends[n] = f32::INFINITY;
+    ends[n + 1] = f32::INFINITY;
+    let ends = &*ends;
+    let mut seg = 0;
+    for (k, o) in out[..count].iter_mut().enumerate() {
+        let target = k as f32 * step;
+        let one = usize::from(ends[seg + 1] < target);
+        let two = one & usize::from(ends[seg + 2] < target);
+        seg += one + two;
+        while ends[seg + 1] < target {
+            seg += 1;
+        }
+        let a = raw[seg];
+        let b = raw[next(seg, n)];
+        let seg_len = distance(a, b);
+        let t = if seg_len > 0.0 {
+            ((target - ends[seg]) / seg_len).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        *o = Vec2::new(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t);
+    }
+    count
+}
+
+/// [`resample_closed`] by walking the polyline: the current segment rolls along it, each point
+/// read once and each length computed as `seg_length` does (the kernel twin's walk).
+fn resample_walk(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2]) -> usize {
     let n = raw.len();
     if n < 3 {
         return 0;
@@ -322,8 +402,6 @@ pub fn resample_closed(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2]) -> usize 
     }
     let count = point_count(length / spacing_m, out.len());
     let step = length / count as f32;
-    // The current segment `a → b` (from raw[seg]) rolls along the polyline: each point is read
-    // once and each length computed as `seg_length` does.
     let mut seg = 0;
     let mut seg_start = 0.0f32;
     let (mut a, mut b) = (raw[0], raw[1]);
@@ -400,6 +478,55 @@ mod tests {
             }
             assert_eq!(closed_length(&pts).to_bits(), want.to_bits(), "n {n}");
         }
+    }
+
+    /// `resample_closed` places the walk's points to the bit: polylines of 3 to past
+    /// `ENDS_SMALL` and `ENDS_MAX` points whose segments run from far shorter than the spacing to far longer,
+    /// with repeated points, far from the origin, and counts capped by the output.
+    #[test]
+    fn resample_closed_is_the_walk() {
+        let mut unit = crate::track::geometry::test_unit(0x1b87_3593);
+        let mut placed = 0;
+        for case in 0..3000 {
+            let n = if case % 50 == 0 {
+                ENDS_MAX - 2 + case % 7
+            } else if case % 50 == 1 {
+                ENDS_SMALL - 2 + case % 7
+            } else {
+                3 + case % 400
+            };
+            let offset = [0.0f32, 700.0, -20000.0][case % 3];
+            let radius = 100.0 * (0.2 + unit());
+            let mut raw: Vec<Vec2> = (0..n)
+                .map(|i| {
+                    let t = (i as f32 + 0.8 * unit()) / n as f32;
+                    let (s, c) = crate::math::sin_cos(crate::math::TAU * t);
+                    let r = radius * (1.0 + 0.3 * unit());
+                    Vec2::new(offset + r * c, offset + r * s)
+                })
+                .collect();
+            if case % 5 == 0 {
+                for _ in 0..1 + n / 10 {
+                    let i = (unit() * (n - 1) as f32) as usize;
+                    raw[i + 1] = raw[i];
+                }
+            }
+            let spacing = radius * [0.002f32, 0.02, 0.05, 0.2, 1.0][case % 5] * (0.5 + unit());
+            let cap = [4096, 256, 16][case % 3];
+            let (mut got, mut want) = (vec![Vec2::NAN; cap], vec![Vec2::NAN; cap]);
+            let count = resample_closed(&raw, spacing, &mut got);
+            assert_eq!(
+                count,
+                resample_walk(&raw, spacing, &mut want),
+                "case {case}"
+            );
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g[0].to_bits(), w[0].to_bits(), "case {case} point {k}");
+                assert_eq!(g[1].to_bits(), w[1].to_bits(), "case {case} point {k}");
+            }
+            placed += count;
+        }
+        assert!(placed > 100_000, "{placed}");
     }
 
     #[test]
