@@ -8,12 +8,13 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::spline::{
-    soften_closed, SegmentSampler, SAMPLES_PER_SEGMENT, SOFTEN_MARGIN, SOFTEN_ROUNDS,
+    soften_closed_with, SegmentSampler, SoftenSegments, SAMPLES_PER_SEGMENT, SOFTEN_MARGIN,
+    SOFTEN_ROUNDS,
 };
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
-use crate::math::{sin_cos, TAU};
+use crate::math::{sin_cos8, TAU};
 use crate::rng::LaneRng;
 
 /// Samples per Bézier segment.
@@ -61,7 +62,8 @@ impl Stage for Bezier {
         self.n_ctrl * SAMPLES
     }
     fn scratch_len(&self) -> usize {
-        3 * self.n_ctrl
+        // points, handle fractions, unit tangents, chord lengths
+        6 * self.n_ctrl
     }
     fn run_lane(
         &self,
@@ -71,27 +73,38 @@ impl Stage for Bezier {
         out: &mut [Vec2],
     ) -> usize {
         let n = self.n_ctrl;
-        let (pts, handles) = scratch[..3 * n].split_at_mut(2 * n);
+        let (pts, rest) = scratch[..6 * n].split_at_mut(2 * n);
+        let (handles, rest) = rest.split_at_mut(n);
+        let (tangents, lens) = rest.split_at_mut(2 * n);
         let pts: &mut [Vec2] = bytemuck::cast_slice_mut(pts);
         let step = TAU / n as f32;
-        for i in 0..n {
-            // Stratified angles keep the control polygon simple (sorted by construction).
-            let angle = (i as f32 + 0.8 * rng.unit()) * step;
-            let r = self.radius_m * (1.0 + self.radius_jitter * rng.signed());
-            let (s, c) = sin_cos(angle);
-            pts[i] = Vec2::new(r * c, r * s);
-            handles[i] = self.handle * (0.5 + rng.unit());
+        // Eight points at a time: their draws in order, their angles' sines and cosines as one
+        // `sin_cos8` (the bits of `sin_cos`; unused lanes take angle 0).
+        for (g, (group, handles)) in pts.chunks_mut(8).zip(handles.chunks_mut(8)).enumerate() {
+            let mut radii = [0.0; 8];
+            let mut angles = [0.0; 8];
+            for l in 0..group.len() {
+                let i = 8 * g + l;
+                // Stratified angles keep the control polygon simple (sorted by construction).
+                angles[l] = (i as f32 + 0.8 * rng.unit()) * step;
+                radii[l] = self.radius_m * (1.0 + self.radius_jitter * rng.signed());
+                handles[l] = self.handle * (0.5 + rng.unit());
+            }
+            let (sines, cosines) = sin_cos8(angles);
+            for (l, p) in group.iter_mut().enumerate() {
+                let r = radii[l];
+                *p = Vec2::new(r * cosines[l], r * sines[l]);
+            }
         }
-        let handles: &[f32] = handles;
-        let segment = |pts: &[Vec2], i: usize| segment(pts, handles, i);
-        soften_closed(pts, self.max_curvature(), SOFTEN_ROUNDS, segment);
+        let mut segments = Segments::new(pts, handles, bytemuck::cast_slice_mut(tangents), lens);
+        soften_closed_with(pts, self.max_curvature(), SOFTEN_ROUNDS, &mut segments);
         // `bezier(a, b, c, d, t)` is `bezier_weighted` of the weights of `t`: computed once per
         // parameter instead of once per sample, a segment's samples at a time, the same bits.
         let sampler = SegmentSampler::new();
         let mut written = 0;
         for (i, dst) in out[..n * SAMPLES].chunks_exact_mut(SAMPLES).enumerate() {
             let dst: &mut [Vec2; SAMPLES] = dst.try_into().expect("a segment's samples");
-            sampler.write(segment(pts, i), dst);
+            sampler.write(segments.segment(pts, i), dst);
             written += SAMPLES;
         }
         written
@@ -112,26 +125,86 @@ impl Stage for Bezier {
     }
 }
 
-/// The cubic Bézier `[a, b, c, d]` from `pts[i]` to `pts[i + 1]` (indices modulo the length): its
-/// handles follow the neighbour chords, `handles[i]` and `handles[i + 1]` of the segment long.
-fn segment(pts: &[Vec2], handles: &[f32], i: usize) -> [Vec2; 4] {
-    let n = pts.len();
-    // Neighbours by compare-and-wrap (callers pass i < n; others are reduced once).
-    let i = if i < n { i } else { i % n };
-    let wrap = |j: usize| if j < n { j } else { j - n };
-    let prev = pts[if i == 0 { n - 1 } else { i - 1 }];
-    let a = pts[i];
-    let d = pts[wrap(i + 1)];
-    let next = pts[wrap(i + 2)];
-    let seg = [d[0] - a[0], d[1] - a[1]];
-    let seg_len = (seg[0] * seg[0] + seg[1] * seg[1]).sqrt();
-    let ta = unit(Vec2::new(d[0] - prev[0], d[1] - prev[1]));
-    let td = unit(Vec2::new(next[0] - a[0], next[1] - a[1]));
-    let ha = handles[i] * seg_len;
-    let hd = handles[wrap(i + 1)] * seg_len;
-    let b = Vec2::new(a[0] + ta[0] * ha, a[1] + ta[1] * ha);
-    let c = Vec2::new(d[0] - td[0] * hd, d[1] - td[1] * hd);
-    [a, b, c, d]
+/// The closed Bézier spline's segments over the control points: the cubic `[a, b, c, d]` from
+/// `pts[i]` to `pts[i + 1]` (indices modulo the length) has handles along the neighbour chords,
+/// `handles[i]` and `handles[i + 1]` of the segment long.
+///
+/// The unit chord directions (`tangents[j]`, of `pts[j + 1] − pts[j − 1]`) and the segment
+/// lengths (`lens[j]`, of `pts[j + 1] − pts[j]`) are kept per point and recomputed only for the
+/// points a move changes, by the same operations as computing them per segment: the segments
+/// are the same bits, and softening's segment tests (tens per track) take no square root or
+/// division.
+struct Segments<'a> {
+    handles: &'a [f32],
+    tangents: &'a mut [Vec2],
+    lens: &'a mut [f32],
+}
+
+impl<'a> Segments<'a> {
+    fn new(
+        pts: &[Vec2],
+        handles: &'a [f32],
+        tangents: &'a mut [Vec2],
+        lens: &'a mut [f32],
+    ) -> Self {
+        let mut segments = Self {
+            handles,
+            tangents,
+            lens,
+        };
+        for j in 0..pts.len() {
+            segments.update(pts, j);
+        }
+        segments
+    }
+
+    /// Recomputes point `j`'s tangent and segment `j`'s length.
+    #[inline(always)]
+    fn update(&mut self, pts: &[Vec2], j: usize) {
+        let n = pts.len();
+        let prev = pts[if j == 0 { n - 1 } else { j - 1 }];
+        let next = pts[if j + 1 < n { j + 1 } else { 0 }];
+        let a = pts[j];
+        let seg = [next[0] - a[0], next[1] - a[1]];
+        self.lens[j] = (seg[0] * seg[0] + seg[1] * seg[1]).sqrt();
+        self.tangents[j] = unit(Vec2::new(next[0] - prev[0], next[1] - prev[1]));
+    }
+}
+
+impl SoftenSegments for Segments<'_> {
+    #[inline(always)]
+    fn segment(&self, pts: &[Vec2], i: usize) -> [Vec2; 4] {
+        let n = pts.len();
+        // The next index by compare-and-wrap (callers pass i < n; others are reduced once).
+        let i = if i < n { i } else { i % n };
+        let i1 = if i + 1 < n { i + 1 } else { 0 };
+        let a = pts[i];
+        let d = pts[i1];
+        let seg_len = self.lens[i];
+        let ta = self.tangents[i];
+        let td = self.tangents[i1];
+        let ha = self.handles[i] * seg_len;
+        let hd = self.handles[i1] * seg_len;
+        let b = Vec2::new(a[0] + ta[0] * ha, a[1] + ta[1] * ha);
+        let c = Vec2::new(d[0] - td[0] * hd, d[1] - td[1] * hd);
+        [a, b, c, d]
+    }
+
+    /// Point `i` moved: the tangents of its neighbours and the lengths of its two segments.
+    #[inline(always)]
+    fn moved(&mut self, pts: &[Vec2], i: usize) {
+        let n = pts.len();
+        let prev = if i == 0 { n - 1 } else { i - 1 };
+        let next = if i + 1 < n { i + 1 } else { 0 };
+        // Tangent `prev` and length `prev`, tangent `next`; length `i` (tangent `i` reads
+        // the neighbours only and stays).
+        self.update(pts, prev);
+        self.update(pts, next);
+        let a = pts[i];
+        let d = pts[next];
+        let seg = [d[0] - a[0], d[1] - a[1]];
+        self.lens[i] = (seg[0] * seg[0] + seg[1] * seg[1]).sqrt();
+    }
 }
 
 /// `v / |v|`, or zero for a zero vector.

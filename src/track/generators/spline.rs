@@ -244,11 +244,48 @@ impl VerdictCache {
     }
 }
 
+/// The segments of a closed spline that [`soften_closed_with`] softens: segment `i` as a cubic
+/// Bézier of the current control points, and a hook told of every point it moves, so that an
+/// implementation can keep values derived from the points (a Bézier's unit tangents, its chord
+/// lengths) instead of computing them again for every segment it hands out.
+pub trait SoftenSegments {
+    /// The cubic Bézier `[a, b, c, d]` of segment `i` (from `ctrl[i]` to `ctrl[i + 1]`, indices
+    /// modulo the length). It may read `ctrl[i − 1 ..= i + 2]` and nothing else of `ctrl`.
+    fn segment(&self, ctrl: &[Vec2], i: usize) -> [Vec2; 4];
+    /// Point `i` of `ctrl` has just moved (`ctrl` holds its new value).
+    fn moved(&mut self, ctrl: &[Vec2], i: usize);
+}
+
+/// A segment function that keeps nothing between calls: [`soften_closed`]'s closures.
+struct Stateless<F>(F);
+
+impl<F: Fn(&[Vec2], usize) -> [Vec2; 4]> SoftenSegments for Stateless<F> {
+    #[inline(always)]
+    fn segment(&self, ctrl: &[Vec2], i: usize) -> [Vec2; 4] {
+        (self.0)(ctrl, i)
+    }
+    #[inline(always)]
+    fn moved(&mut self, _: &[Vec2], _: usize) {}
+}
+
 /// Softens the closed control polygon `ctrl` in place until the closed cubic spline whose segment
 /// `i` is `segment(ctrl, i)` keeps its curvature at or under `max_curvature` at the parameters
 /// `t = 0, ⅛, …, 1` of every segment, for at most `rounds` rounds; returns the rounds that moved a
 /// point. Segment `i` may read `ctrl[i − 1 ..= i + 2]` (indices modulo the length) and nothing
-/// else of `ctrl`.
+/// else of `ctrl`. [`soften_closed_with`] of a segment function that keeps nothing.
+pub fn soften_closed(
+    ctrl: &mut [Vec2],
+    max_curvature: f32,
+    rounds: usize,
+    segment: impl Fn(&[Vec2], usize) -> [Vec2; 4],
+) -> usize {
+    soften_closed_with(ctrl, max_curvature, rounds, &mut Stateless(segment))
+}
+
+/// Softens the closed control polygon `ctrl` in place until the closed cubic spline whose segment
+/// `i` is `segments.segment(ctrl, i)` keeps its curvature at or under `max_curvature` at the
+/// parameters `t = 0, ⅛, …, 1` of every segment, for at most `rounds` rounds; returns the rounds
+/// that moved a point; `segments.moved(ctrl, i)` is called after each move of point `i`.
 ///
 /// A round visits the points in order (Gauss–Seidel): point `i` is charged when a segment next
 /// to it exceeds the curvature on its half, and a charged point moves a quarter of the way
@@ -261,11 +298,11 @@ impl VerdictCache {
 /// moves: moving point `i` forgets segments `i − 2 ..= i + 1` only. A kept verdict is the one a
 /// new test would give, so the points move exactly as in the plain algorithm that tests both
 /// halves of every point in every round.
-pub fn soften_closed(
+pub fn soften_closed_with<S: SoftenSegments>(
     ctrl: &mut [Vec2],
     max_curvature: f32,
     rounds: usize,
-    segment: impl Fn(&[Vec2], usize) -> [Vec2; 4],
+    segments: &mut S,
 ) -> usize {
     let n = ctrl.len();
     if n < 3 {
@@ -278,17 +315,17 @@ pub fn soften_closed(
     let prev = |i: usize| if i == 0 { n - 1 } else { i - 1 };
     let next = |i: usize| if i + 1 < n { i + 1 } else { 0 };
     let mut cache = VerdictCache::new(n);
-    let verdict = |ctrl: &[Vec2], cache: &mut VerdictCache, j: usize| -> u8 {
+    let verdict = |ctrl: &[Vec2], segments: &S, cache: &mut VerdictCache, j: usize| -> u8 {
         cache.get(j, || {
-            SegmentDiffs::of(segment(ctrl, j)).half_verdicts(&first8, last, k9)
+            SegmentDiffs::of(segments.segment(ctrl, j)).half_verdicts(&first8, last, k9)
         })
     };
     let mut moved_rounds = 0;
     for _ in 0..rounds {
         let mut moved = false;
         for i in 0..n {
-            let charged = verdict(ctrl, &mut cache, i) & 1 != 0
-                || verdict(ctrl, &mut cache, prev(i)) & 2 != 0;
+            let charged = verdict(ctrl, segments, &mut cache, i) & 1 != 0
+                || verdict(ctrl, segments, &mut cache, prev(i)) & 2 != 0;
             if !charged {
                 continue;
             }
@@ -298,6 +335,7 @@ pub fn soften_closed(
                 p[0] + SOFTEN_GAIN * (mid[0] - p[0]),
                 p[1] + SOFTEN_GAIN * (mid[1] - p[1]),
             );
+            segments.moved(ctrl, i);
             moved = true;
             // Segments i − 2 ..= i + 1 read point i.
             let j1 = prev(i);
