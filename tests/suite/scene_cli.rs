@@ -194,6 +194,11 @@ fn bad_input_is_an_error_and_writes_nothing() {
         2,
         &["--rows speed", "sdf,size,dedup,rays"],
     );
+    assert_fails(
+        &trackgen(&["bench-scene", "--ray-presets", "gates,tunnel"], d),
+        2,
+        &["--ray-presets tunnel", "rooms,gates,forest"],
+    );
 }
 
 #[test]
@@ -215,7 +220,14 @@ fn bench_table_runs_only_the_rows_asked() {
     );
     assert_ok(&o);
     let table = stdout(&o);
-    assert!(table.contains("rays "), "{table}");
+    for scene in ["rooms x2", "gates x2", "forest x2"] {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with("rays ") && l.contains(scene)),
+            "no ray row for {scene}:\n{table}"
+        );
+    }
     for row in ["sdf ", "size ", "dedup "] {
         assert!(!table.contains(row), "table has {row:?}:\n{table}");
     }

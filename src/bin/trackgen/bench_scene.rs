@@ -12,7 +12,8 @@
 //! - **dedup**: `envs` envs of `rooms` and `forest` in one pool: bytes if each env had its own pool
 //!   over bytes of the shared pool.
 //! - **rays**: a 64×64 depth camera per env (at each env's spawn point, heading `e · 2.4` rad) over
-//!   `envs` envs of `rooms`, one call: rays per second per thread.
+//!   `envs` envs of each preset in `--ray-presets` (`rooms`, `gates`, `forest`), one call: rays
+//!   per second per thread, mean steps per ray, and the share of rays that hit.
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -63,10 +64,20 @@ pub struct BenchSceneArgs {
         value_name = "ROW,.."
     )]
     pub rows: Vec<String>,
+    /// Scene presets of the ray rows, comma-separated (`rooms`, `gates`, `forest`).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "rooms,gates,forest",
+        value_name = "PRESET,.."
+    )]
+    pub ray_presets: Vec<String>,
 }
 
 /// The rows `--rows` may name.
 const ROWS: [&str; 4] = ["sdf", "size", "dedup", "rays"];
+/// The presets `--ray-presets` may name.
+const RAY_PRESETS: [&str; 3] = ["rooms", "gates", "forest"];
 
 /// Runs `trackgen bench-scene`: checks the arguments, then prints the table.
 pub fn bench_scene(args: BenchSceneArgs) -> Result<()> {
@@ -83,6 +94,16 @@ pub fn bench_scene(args: BenchSceneArgs) -> Result<()> {
         return Err(Error::Invalid(format!(
             "--rows {bad}: expected some of {}",
             ROWS.join(",")
+        )));
+    }
+    if let Some(bad) = args
+        .ray_presets
+        .iter()
+        .find(|p| !RAY_PRESETS.contains(&p.as_str()))
+    {
+        return Err(Error::Invalid(format!(
+            "--ray-presets {bad}: expected some of {}",
+            RAY_PRESETS.join(",")
         )));
     }
     // The ray rows hold a camera per env: origin, direction, distance, hit, steps per ray.
@@ -190,16 +211,19 @@ fn table(opts: &BenchSceneArgs) -> Result<String> {
             );
         }
     }
+    let gates = ScenePreset::load("gates")?;
     for &r in opts.res.iter().filter(|_| row("dedup") || row("rays")) {
-        for preset in [&rooms, &forest] {
-            if !row("dedup") && preset.source != "rooms" {
+        for preset in [&rooms, &gates, &forest] {
+            let dedup = row("dedup") && preset.source != "gates";
+            let rays = row("rays") && opts.ray_presets.contains(&preset.source);
+            if !dedup && !rays {
                 continue;
             }
             let t = Instant::now();
             let pool = build_preset(preset, opts.seed, 0, opts.envs, Some(r), &all)?;
             let build_s = t.elapsed().as_secs_f64();
             let st = pool.stats();
-            if row("dedup") {
+            if dedup {
                 let _ = writeln!(
                 w,
                 "{:<6} {:<22} {:>5} {:>10.1} MiB {:>10.1} MiB {:>10.1}x   ({:.1} s to build on all threads)",
@@ -212,7 +236,7 @@ fn table(opts: &BenchSceneArgs) -> Result<String> {
                 build_s
                 );
             }
-            if preset.source != "rooms" || !row("rays") {
+            if !rays {
                 continue;
             }
             let view = pool.view();
