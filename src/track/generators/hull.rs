@@ -217,6 +217,22 @@ fn monotone_chain(pts: &[Vec2], hull: &mut [Vec2]) -> usize {
 mod tests {
     use super::*;
 
+    /// A xorshift32 stream of indices from `seed`.
+    fn xorshift(seed: u32) -> impl FnMut() -> usize {
+        let mut x = seed;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as usize
+        }
+    }
+
+    /// The points' coordinates as bits (so `-0.0`, `0.0` and NaNs compare as stored).
+    fn bits(v: &[Vec2]) -> Vec<[u32; 2]> {
+        v.iter().map(|p| p.to_array().map(f32::to_bits)).collect()
+    }
+
     /// `sort_by_x` orders like the insertion sort that swaps each point down while the tuple
     /// `(x, y)` before it is greater, to the bit: on small arrays of values with ties, ±0,
     /// infinities and NaN.
@@ -232,16 +248,7 @@ mod tests {
             }
         };
         let values = [0.0, -0.0, 1.0, -1.0, f32::NAN, 2.5, f32::INFINITY, 1.0];
-        let mut x = 0x2545_f491u32;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as usize
-        };
-        let bits = |v: &[Vec2]| -> Vec<[u32; 2]> {
-            v.iter().map(|p| p.to_array().map(f32::to_bits)).collect()
-        };
+        let mut next = xorshift(0x2545_f491);
         for _ in 0..20_000 {
             let n = next() % 12;
             let pts: Vec<Vec2> = (0..n)
@@ -268,16 +275,7 @@ mod tests {
             f32::NEG_INFINITY,
             1.0,
         ];
-        let mut x = 0x9e37_79b9u32;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as usize
-        };
-        let bits = |v: &[Vec2]| -> Vec<[u32; 2]> {
-            v.iter().map(|p| p.to_array().map(f32::to_bits)).collect()
-        };
+        let mut next = xorshift(0x9e37_79b9);
         for round in 0..20_000 {
             let n = next() % 71;
             let pts: Vec<Vec2> = (0..n)
