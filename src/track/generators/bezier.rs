@@ -8,13 +8,13 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::spline::{
-    soften_closed_with, SegmentSampler, SoftenSegments, SAMPLES_PER_SEGMENT, SOFTEN_MARGIN,
-    SOFTEN_ROUNDS,
+    polar_points8, soften_closed_with, SegmentSampler, SoftenSegments, SAMPLES_PER_SEGMENT,
+    SOFTEN_MARGIN, SOFTEN_ROUNDS,
 };
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
-use crate::math::{sin_cos8, TAU};
+use crate::math::TAU;
 use crate::rng::LaneRng;
 
 /// Samples per Bézier segment.
@@ -78,8 +78,8 @@ impl Stage for Bezier {
         let (tangents, lens) = rest.split_at_mut(2 * n);
         let pts: &mut [Vec2] = bytemuck::cast_slice_mut(pts);
         let step = TAU / n as f32;
-        // Eight points at a time: their draws in order, their angles' sines and cosines as one
-        // `sin_cos8` (the bits of `sin_cos`; unused lanes take angle 0).
+        // Eight points at a time: their draws in order, then placed by one `polar_points8`
+        // (unused lanes take angle 0).
         for (g, (group, handles)) in pts.chunks_mut(8).zip(handles.chunks_mut(8)).enumerate() {
             let mut radii = [0.0; 8];
             let mut angles = [0.0; 8];
@@ -90,11 +90,7 @@ impl Stage for Bezier {
                 radii[l] = self.radius_m * (1.0 + self.radius_jitter * rng.signed());
                 handles[l] = self.handle * (0.5 + rng.unit());
             }
-            let (sines, cosines) = sin_cos8(angles);
-            for (l, p) in group.iter_mut().enumerate() {
-                let r = radii[l];
-                *p = Vec2::new(r * cosines[l], r * sines[l]);
-            }
+            polar_points8(radii, angles, group);
         }
         let mut segments = Segments::new(pts, handles, bytemuck::cast_slice_mut(tangents), lens);
         soften_closed_with(pts, self.max_curvature(), SOFTEN_ROUNDS, &mut segments);
@@ -153,21 +149,29 @@ impl<'a> Segments<'a> {
             lens,
         };
         for j in 0..pts.len() {
-            segments.update(pts, j);
+            segments.update_tangent(pts, j);
+            segments.update_length(pts, j);
         }
         segments
     }
 
-    /// Recomputes point `j`'s tangent and segment `j`'s length.
+    /// Recomputes point `j`'s unit tangent (of the chord `pts[j + 1] − pts[j − 1]`).
     #[inline(always)]
-    fn update(&mut self, pts: &[Vec2], j: usize) {
+    fn update_tangent(&mut self, pts: &[Vec2], j: usize) {
         let n = pts.len();
         let prev = pts[if j == 0 { n - 1 } else { j - 1 }];
         let next = pts[if j + 1 < n { j + 1 } else { 0 }];
+        self.tangents[j] = unit(Vec2::new(next[0] - prev[0], next[1] - prev[1]));
+    }
+
+    /// Recomputes segment `j`'s length (of `pts[j + 1] − pts[j]`).
+    #[inline(always)]
+    fn update_length(&mut self, pts: &[Vec2], j: usize) {
+        let n = pts.len();
         let a = pts[j];
+        let next = pts[if j + 1 < n { j + 1 } else { 0 }];
         let seg = [next[0] - a[0], next[1] - a[1]];
         self.lens[j] = (seg[0] * seg[0] + seg[1] * seg[1]).sqrt();
-        self.tangents[j] = unit(Vec2::new(next[0] - prev[0], next[1] - prev[1]));
     }
 }
 
@@ -196,14 +200,12 @@ impl SoftenSegments for Segments<'_> {
         let n = pts.len();
         let prev = if i == 0 { n - 1 } else { i - 1 };
         let next = if i + 1 < n { i + 1 } else { 0 };
-        // Tangent `prev` and length `prev`, tangent `next`; length `i` (tangent `i` reads
-        // the neighbours only and stays).
-        self.update(pts, prev);
-        self.update(pts, next);
-        let a = pts[i];
-        let d = pts[next];
-        let seg = [d[0] - a[0], d[1] - a[1]];
-        self.lens[i] = (seg[0] * seg[0] + seg[1] * seg[1]).sqrt();
+        // The tangents either side and the two segments' lengths (tangent `i` reads the
+        // neighbours only and stays).
+        self.update_tangent(pts, prev);
+        self.update_tangent(pts, next);
+        self.update_length(pts, prev);
+        self.update_length(pts, i);
     }
 }
 

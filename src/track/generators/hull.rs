@@ -9,13 +9,13 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::spline::{
-    catmull_rom_closed, catmull_rom_segment, soften_closed, SAMPLES_PER_SEGMENT, SOFTEN_MARGIN,
-    SOFTEN_ROUNDS,
+    catmull_rom_closed, catmull_rom_segment, polar_points8, soften_closed, SAMPLES_PER_SEGMENT,
+    SOFTEN_MARGIN, SOFTEN_ROUNDS,
 };
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
-use crate::math::{sin_cos8, TAU};
+use crate::math::TAU;
 use crate::rng::LaneRng;
 
 /// Hull generator parameters.
@@ -73,8 +73,8 @@ impl Stage for Hull {
         let pts: &mut [Vec2] = bytemuck::cast_slice_mut(pts);
         let hull: &mut [Vec2] = bytemuck::cast_slice_mut(hull);
         let poly: &mut [Vec2] = bytemuck::cast_slice_mut(poly);
-        // Eight points at a time: their radii and angles drawn in order, their angles' sines
-        // and cosines as one `sin_cos8` (the bits of `sin_cos`; unused lanes take angle 0).
+        // Eight points at a time: their radii and angles drawn in order, then placed by one
+        // `polar_points8` (unused lanes take angle 0).
         for group in pts.chunks_mut(8) {
             let mut radii = [0.0; 8];
             let mut angles = [0.0; 8];
@@ -82,11 +82,7 @@ impl Stage for Hull {
                 radii[l] = self.radius_m * 1.25 * rng.unit().sqrt();
                 angles[l] = TAU * rng.unit();
             }
-            let (sines, cosines) = sin_cos8(angles);
-            for (l, p) in group.iter_mut().enumerate() {
-                let r = radii[l];
-                *p = Vec2::new(r * cosines[l], r * sines[l]);
-            }
+            polar_points8(radii, angles, group);
         }
         // The x-sorted points go to `poly`'s space, which is written only after the hull is taken.
         let sorted = &mut poly[..n];
