@@ -4,6 +4,16 @@ use std::cmp::Ordering;
 
 use crate::geom::Vec2;
 
+/// `(i + 1) mod n` for `i < n`, without a division: the next index around a closed polyline.
+#[inline(always)]
+pub(crate) fn next_index(i: usize, n: usize) -> usize {
+    if i + 1 < n {
+        i + 1
+    } else {
+        0
+    }
+}
+
 /// `|a − b|`.
 #[inline]
 pub fn dist(a: Vec2, b: Vec2) -> f32 {

@@ -31,7 +31,7 @@
 //! density range, and the points are placed by a second walk over the rows (the warped lengths
 //! recomputed only where the blend moves them). IEEE operations and `sqrt` only.
 
-use super::geometry::ordered_closed_sum;
+use super::geometry::{next_index, ordered_closed_sum};
 use crate::geom::Vec2;
 
 /// The fewest points a resampled track has.
@@ -233,7 +233,7 @@ pub fn resample_adaptive(
     for i in 0..n {
         length += len[i];
         warped += warp[i];
-        for (e, d) in [(e_start[i], w[i]), (e_end[i], w[next(i, n)])] {
+        for (e, d) in [(e_start[i], w[i]), (e_end[i], w[next_index(i, n)])] {
             if e > 0.0 {
                 w_min = if d < w_min { d } else { w_min };
                 w_max = if d > w_max { d } else { w_max };
@@ -280,7 +280,7 @@ pub fn resample_adaptive(
         }
         // The arc length into the segment of the warped length `u` into it, piece by piece.
         let u = target - seg_start;
-        let b = next(seg, n);
+        let b = next_index(seg, n);
         let (w_s, w_e) = (blend(w[seg]), blend(w[b]));
         let (l, es) = (len[seg], e_start[seg]);
         let mid = l - es - e_end[seg];
@@ -377,7 +377,7 @@ fn resample_by_ends(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2], ends: &mut [
             seg += 1;
         }
         let a = raw[seg];
-        let b = raw[next(seg, n)];
+        let b = raw[next_index(seg, n)];
         let seg_len = distance(a, b);
         let t = if seg_len > 0.0 {
             ((target - ends[seg]) / seg_len).clamp(0.0, 1.0)
@@ -412,7 +412,7 @@ fn resample_walk(raw: &[Vec2], spacing_m: f32, out: &mut [Vec2]) -> usize {
             seg_start += seg_len;
             seg += 1;
             a = b;
-            b = raw[next(seg, n)];
+            b = raw[next_index(seg, n)];
             seg_len = distance(a, b);
         }
         let t = if seg_len > 0.0 {
@@ -436,20 +436,10 @@ fn point_count(units: f32, n_max: usize) -> usize {
     }
 }
 
-/// `i + 1` modulo `n` for `i < n`, without a division.
-#[inline(always)]
-fn next(i: usize, n: usize) -> usize {
-    if i + 1 < n {
-        i + 1
-    } else {
-        0
-    }
-}
-
 /// The length of the segment from `pts[i]` to the next point (`pts[0]` after the last).
 #[inline(always)]
 fn seg_length(pts: &[Vec2], i: usize) -> f32 {
-    distance(pts[i], pts[next(i, pts.len())])
+    distance(pts[i], pts[next_index(i, pts.len())])
 }
 
 /// `|b − a|`, as `sqrt(dx² + dy²)` of `b − a`.

@@ -16,6 +16,7 @@ use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
 use crate::math::TAU;
 use crate::rng::LaneRng;
+use crate::track::geometry::next_index;
 
 /// Samples per Bézier segment.
 const SAMPLES: usize = SAMPLES_PER_SEGMENT;
@@ -160,7 +161,7 @@ impl<'a> Segments<'a> {
     fn update_tangent(&mut self, pts: &[Vec2], j: usize) {
         let n = pts.len();
         let prev = pts[if j == 0 { n - 1 } else { j - 1 }];
-        let next = pts[if j + 1 < n { j + 1 } else { 0 }];
+        let next = pts[next_index(j, n)];
         self.tangents[j] = unit(Vec2::new(next[0] - prev[0], next[1] - prev[1]));
     }
 
@@ -169,7 +170,7 @@ impl<'a> Segments<'a> {
     fn update_length(&mut self, pts: &[Vec2], j: usize) {
         let n = pts.len();
         let a = pts[j];
-        let next = pts[if j + 1 < n { j + 1 } else { 0 }];
+        let next = pts[next_index(j, n)];
         let seg = [next[0] - a[0], next[1] - a[1]];
         self.lens[j] = (seg[0] * seg[0] + seg[1] * seg[1]).sqrt();
     }
@@ -181,7 +182,7 @@ impl SoftenSegments for Segments<'_> {
         let n = pts.len();
         // The next index by compare-and-wrap (callers pass i < n; others are reduced once).
         let i = if i < n { i } else { i % n };
-        let i1 = if i + 1 < n { i + 1 } else { 0 };
+        let i1 = next_index(i, n);
         let a = pts[i];
         let d = pts[i1];
         let seg_len = self.lens[i];
@@ -199,7 +200,7 @@ impl SoftenSegments for Segments<'_> {
     fn moved(&mut self, pts: &[Vec2], i: usize) {
         let n = pts.len();
         let prev = if i == 0 { n - 1 } else { i - 1 };
-        let next = if i + 1 < n { i + 1 } else { 0 };
+        let next = next_index(i, n);
         // The tangents either side and the two segments' lengths (tangent `i` reads the
         // neighbours only and stays).
         self.update_tangent(pts, prev);

@@ -64,7 +64,7 @@ use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
 use crate::math::{sin_cos, PI, TAU};
 use crate::rng::LaneRng;
-use crate::track::geometry::signed_area2;
+use crate::track::geometry::{next_index, signed_area2};
 
 /// Repulsive generator parameters.
 #[derive(Clone, Debug)]
@@ -201,16 +201,6 @@ struct Work<'a> {
     len: &'a mut [f32],
     /// `2n` words: filter and bending temporaries, then the output control points.
     tmp: &'a mut [f32],
-}
-
-/// `(i + 1) mod n`.
-#[inline]
-fn next(i: usize, n: usize) -> usize {
-    if i + 1 == n {
-        0
-    } else {
-        i + 1
-    }
 }
 
 /// `(i − 1) mod n`.
@@ -467,7 +457,7 @@ fn initial_curve(rng: &mut LaneRng, c: &Consts, w: &mut Work<'_>) {
         }
         let mut total = 0.0f32;
         for i in 0..n {
-            let j = next(i, n);
+            let j = next_index(i, n);
             let dx = xs[j] - xs[i];
             let dy = ys[j] - ys[i];
             total += (dx * dx + dy * dy).sqrt();
@@ -520,7 +510,7 @@ fn place_obstacles(rng: &mut LaneRng, c: &Consts, w: &Work<'_>, obstacles: &mut 
                 dx * dx + dy * dy >= apart * apart
             });
             let clear_of_curve = (0..n).all(|i| {
-                let j = next(i, n);
+                let j = next_index(i, n);
                 let a = [w.xs[i], w.ys[i]];
                 let b = [w.xs[j], w.ys[j]];
                 segment_dist2(p.into(), a.into(), b.into()).0 >= from_curve * from_curve
@@ -540,7 +530,7 @@ fn geometry(c: &Consts, w: &mut Work<'_>) -> f32 {
     let n = c.n;
     let mut total = 0.0f32;
     for i in 0..n {
-        let j = next(i, n);
+        let j = next_index(i, n);
         let dx = w.xs[j] - w.xs[i];
         let dy = w.ys[j] - w.ys[i];
         let l = (dx * dx + dy * dy).sqrt();
@@ -548,7 +538,7 @@ fn geometry(c: &Consts, w: &mut Work<'_>) -> f32 {
         total += l;
     }
     for i in 0..n {
-        let (a, b) = (prev(i, n), next(i, n));
+        let (a, b) = (prev(i, n), next_index(i, n));
         let tx = w.xs[b] - w.xs[a];
         let ty = w.ys[b] - w.ys[a];
         let l = (tx * tx + ty * ty).sqrt();
@@ -644,7 +634,7 @@ fn pair_forces(c: &Consts, w: &mut Work<'_>) {
 fn spring_forces(c: &Consts, w: &mut Work<'_>, rest: f32) {
     let n = c.n;
     for i in 0..n {
-        let j = next(i, n);
+        let j = next_index(i, n);
         let l = w.len[i].max(1.0e-6);
         let f = K_SPRING * (l - rest) / l;
         let fx = f * (w.xs[j] - w.xs[i]);
@@ -670,7 +660,7 @@ fn barrier_forces(c: &Consts, w: &mut Work<'_>, obstacles: &[Vec2]) {
         }
     }
     for i in 0..n {
-        let j = next(i, n);
+        let j = next_index(i, n);
         let a = [w.xs[i], w.ys[i]];
         let b = [w.xs[j], w.ys[j]];
         for o in obstacles {
@@ -696,7 +686,7 @@ fn smooth_forces(c: &Consts, w: &mut Work<'_>) {
     let n = c.n;
     for _ in 0..SMOOTH_PASSES {
         for i in 0..n {
-            let (a, b) = (prev(i, n), next(i, n));
+            let (a, b) = (prev(i, n), next_index(i, n));
             w.tmp[2 * i] = 0.25 * (w.fxs[a] + w.fxs[b]) + 0.5 * w.fxs[i];
             w.tmp[2 * i + 1] = 0.25 * (w.fys[a] + w.fys[b]) + 0.5 * w.fys[i];
         }
@@ -713,7 +703,7 @@ fn step(c: &Consts, w: &mut Work<'_>, obstacles: &[Vec2]) -> f32 {
     let n = c.n;
     // Bending displacements from the positions before the step (Jacobi).
     for i in 0..n {
-        let (a, b) = (prev(i, n), next(i, n));
+        let (a, b) = (prev(i, n), next_index(i, n));
         w.tmp[2 * i] = K_BEND * (0.5 * (w.xs[a] + w.xs[b]) - w.xs[i]);
         w.tmp[2 * i + 1] = K_BEND * (0.5 * (w.ys[a] + w.ys[b]) - w.ys[i]);
     }
@@ -750,7 +740,7 @@ fn step(c: &Consts, w: &mut Work<'_>, obstacles: &[Vec2]) -> f32 {
     }
     // An edge whose middle dips into an obstacle's hard zone is shifted out as a whole.
     for i in 0..n {
-        let j = next(i, n);
+        let j = next_index(i, n);
         for o in obstacles {
             let a = [w.xs[i], w.ys[i]];
             let b = [w.xs[j], w.ys[j]];
@@ -924,7 +914,7 @@ mod tests {
                     assert!(d >= 2.0 * (c.ro + c.hw) - 1e-4);
                 }
                 for i in 0..n {
-                    let j = next(i, n);
+                    let j = next_index(i, n);
                     let d2 =
                         segment_dist2(*o, Vec2::new(w.xs[i], w.ys[i]), Vec2::new(w.xs[j], w.ys[j]))
                             .0;
@@ -1030,6 +1020,6 @@ mod tests {
         assert_eq!(around(0, 1, 5), [1, 4]);
         assert_eq!(around(4, 2, 5), [1, 2]);
         assert_eq!(around(2, 2, 5), [4, 0]);
-        assert_eq!((next(4, 5), prev(0, 5)), (0, 4));
+        assert_eq!((next_index(4, 5), prev(0, 5)), (0, 4));
     }
 }

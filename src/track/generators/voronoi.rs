@@ -51,7 +51,7 @@ use crate::math::{
     atan2, atan_poly, sin_cos, ATAN_HALF, ATAN_HALF_LO, FRAC_PI_2_LO, FRAC_PI_4_LO, PI_LO,
 };
 use crate::rng::LaneRng;
-use crate::track::geometry::signed_area2;
+use crate::track::geometry::{next_index, signed_area2};
 
 /// Voronoi generator parameters.
 #[derive(Clone, Debug)]
@@ -372,7 +372,7 @@ impl Voronoi {
             let l = cell.labels[e];
             let site = (l as usize).min(last);
             let a = cell.verts[e];
-            let b = cell.verts[next(e, count)];
+            let b = cell.verts[next_index(e, count)];
             let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
             let state = r.state[site];
             let take = (l != OUTSIDE) & (state == FREE) & (dx * dx + dy * dy >= neck2);
@@ -498,7 +498,7 @@ impl Voronoi {
         let mut written = 0;
         for _ in 0..edges {
             let p = vert(a, e);
-            let q = vert(a, next(e, count(a)));
+            let q = vert(a, next_index(e, count(a)));
             let (dx, dy) = (q[0] - p[0], q[1] - p[1]);
             if dx * dx + dy * dy >= TINY_EDGE2 {
                 if written == poly.len() {
@@ -508,7 +508,7 @@ impl Voronoi {
                 written += 1;
             }
             // The next boundary edge around the end vertex: cross into selected cells.
-            e = next(e, count(a));
+            e = next_index(e, count(a));
             let mut hops = 0;
             while !boundary(label(a, e)) {
                 let b = r.slot_of[label(a, e) as usize] as usize;
@@ -518,7 +518,7 @@ impl Voronoi {
                     return 0;
                 };
                 a = b;
-                e = next(f, count(b));
+                e = next_index(f, count(b));
                 hops += 1;
                 if hops > k {
                     return 0;
@@ -539,7 +539,7 @@ impl Voronoi {
             return 0;
         }
         let edge = |i: usize| {
-            let (p, q) = (poly[i], poly[next(i, n)]);
+            let (p, q) = (poly[i], poly[next_index(i, n)]);
             (p, q[0] - p[0], q[1] - p[1])
         };
         let mut length = 0.0f32;
@@ -1049,16 +1049,6 @@ fn site_mask(dist: &[f32], s: usize, lo: f32, hi: f32) -> u64 {
         mask |= u64::from((d > lo) & (d <= hi)) << j;
     }
     mask & !(1u64 << s)
-}
-
-/// `(e + 1) mod count` for `e < count`, without a division.
-#[inline(always)]
-fn next(e: usize, count: usize) -> usize {
-    if e + 1 == count {
-        0
-    } else {
-        e + 1
-    }
 }
 
 /// The first `f < count` with `labels[f] == site` (`labels.len()`, a multiple of 8, at least
