@@ -7,7 +7,9 @@ soa_batch! {
     /// The tracks of `n_envs` environments, as structure-of-arrays buffers.
     ///
     /// Per-point buffers are `[n_envs * n_max]`, env `e` owning `[e * n_max, (e + 1) * n_max)`;
-    /// its first `count[e]` points are the track and the padding past them is NaN. Per-env scalars
+    /// its first `count[e]` points are the track and the padding past them is NaN (a new batch is
+    /// all NaN with counts 0; the CPU pipeline keeps this by padding only the rows between the new
+    /// count and the previous one, so a batch must not be edited past its counts). Per-env scalars
     /// are `[n_envs]`. Vectors are glam [`Vec3`]s (the bytes of `[x, y, z]`) in metres, z up; the track lies near z = 0.
     /// The buffers marked `npy` are the arrays of a track corpus ([`crate::corpus`]).
     #[derive(Clone, Debug)]

@@ -23,9 +23,14 @@ pub struct InflateOut<'a> {
     pub arclen: &'a mut [f32],
     /// Closed length.
     pub length: &'a mut f32,
+    /// How many points the slices held before this write (the batch's previous `count`): past
+    /// it they are NaN already ([`TrackBatch`](super::batch::TrackBatch)'s invariant), so only
+    /// the rows from the new count up to it are padded again. `n_max` pads every row.
+    pub stale: usize,
 }
 
-/// Inflates the closed curve `pts` with heights `z` into `out`; pads past `pts.len()` with NaN.
+/// Inflates the closed curve `pts` with heights `z` into `out`; pads past `pts.len()` with NaN
+/// (the rows up to `out.stale`: the rows past it are NaN already).
 pub fn inflate_lane(pts: &[Vec2], z: &[f32], half_width_m: f32, out: InflateOut<'_>) {
     let n = pts.len();
     let z = &z[..n];
@@ -47,11 +52,15 @@ pub fn inflate_lane(pts: &[Vec2], z: &[f32], half_width_m: f32, out: InflateOut<
         inflate_points(pts, z, o, [&mut *center, outer, inner, tangent, normal]);
         *out.length = arc_lengths(center, arclen);
     }
+    // Only the previous track's rows past the new count hold numbers: a shorter track pads them,
+    // and the rows past both are left as they are (NaN). At 4096 envs the batch is far larger
+    // than the cache, so every padding row rewritten costs its memory traffic.
+    let pad = n..out.stale.clamp(n, out.arclen.len());
     // Vec3::NAN is three f32 NaNs: filled as floats, the padding takes whole vector stores.
     for buf in [out.center, out.outer, out.inner, out.tangent, out.normal] {
-        bytemuck::cast_slice_mut::<Vec3, f32>(&mut buf[n..]).fill(f32::NAN);
+        bytemuck::cast_slice_mut::<Vec3, f32>(&mut buf[pad.clone()]).fill(f32::NAN);
     }
-    out.arclen[n..].fill(f32::NAN);
+    out.arclen[pad].fill(f32::NAN);
 }
 
 /// One point's outputs from its predecessor `a`, itself `c` and its successor `b`: the tangent
@@ -219,6 +228,7 @@ mod tests {
                     normal,
                     arclen: &mut arclen,
                     length: &mut length,
+                    stale: n_max,
                 },
             );
             let want = reference(&pts, &z, 6.0);
@@ -237,6 +247,56 @@ mod tests {
             assert_eq!(length.to_bits(), want[n][0].to_bits(), "n {n}");
             assert!(bufs.iter().all(|b| b[n..].iter().all(|v| v.is_nan())));
             assert!(arclen[n..].iter().all(|a| a.is_nan()));
+        }
+    }
+    /// A shorter track written over a longer one pads exactly the longer one's rows past its
+    /// count; rows past the previous count are left as they are.
+    #[test]
+    fn a_shorter_track_pads_the_previous_rows() {
+        let n_max = 32;
+        let circle = |n: usize| -> Vec<Vec2> {
+            (0..n)
+                .map(|i| {
+                    let (s, c) = crate::math::sin_cos(crate::math::TAU * i as f32 / n as f32);
+                    Vec2::new(30.0 * c, 30.0 * s)
+                })
+                .collect()
+        };
+        let mut bufs = vec![vec![Vec3::NAN; n_max]; 5];
+        let mut arclen = vec![f32::NAN; n_max];
+        let mut length = 0.0f32;
+        // 20 points over a fresh (all-NaN) slice, then 7 over them, then 12 over those.
+        let mut stale = 0;
+        for n in [20usize, 7, 12] {
+            let [center, outer, inner, tangent, normal] = &mut bufs[..] else {
+                unreachable!()
+            };
+            // A sentinel past both counts: the write must not touch it.
+            center[n_max - 1] = Vec3::splat(5.0);
+            inflate_lane(
+                &circle(n),
+                &vec![0.0; n],
+                4.0,
+                InflateOut {
+                    center,
+                    outer,
+                    inner,
+                    tangent,
+                    normal,
+                    arclen: &mut arclen,
+                    length: &mut length,
+                    stale,
+                },
+            );
+            assert_eq!(bufs[0][n_max - 1], Vec3::splat(5.0), "n {n}");
+            bufs[0][n_max - 1] = Vec3::NAN;
+            for b in &bufs {
+                assert!(b[..n].iter().all(|v| v.is_finite()), "n {n}");
+                assert!(b[n..].iter().all(|v| v.is_nan()), "n {n}");
+            }
+            assert!(arclen[..n].iter().all(|a| a.is_finite()));
+            assert!(arclen[n..].iter().all(|a| a.is_nan()), "n {n}");
+            stale = n;
         }
     }
 }

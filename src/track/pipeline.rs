@@ -970,6 +970,7 @@ impl Pipeline {
                             normal,
                             arclen,
                             length,
+                            stale: *count_out as usize,
                         },
                     );
                     *count_out = count;
