@@ -669,17 +669,24 @@ fn block_crossing(
 /// of one polyline, all but those a monotone run proves apart (`same_line_crosses`, the pairs
 /// [`segments_intersect`]'s box test would reject); of the two borders, box by box over whole
 /// arrays of block boxes that stand for all the segment pairs in them (`near_blocks_cross`),
-/// or, when the centre's mean segment is longer than the track is wide, the gaps `−3..=3`
-/// segment by segment by [`segments_intersect`]'s own orientations (`near_segments_cross`)
-/// and the rest by blocks (`near_blocks_cross` from the next gap); farther ones only when
-/// their points are within `reach`:
+/// or, when the centre's mean segment is longer than the track is wide, the gaps
+/// `−NEAR_SEGMENT_GAPS..=NEAR_SEGMENT_GAPS` segment by segment by [`segments_intersect`]'s
+/// own orientations (`near_segments_cross`) and the rest by blocks (`near_blocks_cross` from
+/// the next gap); farther ones only when their points are within `reach`:
 /// - two segments that meet at `x` (of any two of the three polylines) have endpoints within
 ///   half their length of `x`, and every border point lies `hw·|normal|` from the centre point
 ///   of its index, so the centre points of those endpoints are within `2·hw + longest` of each
 ///   other (`longest` the longest segment of the three), at a cyclic gap at least the
 ///   segments' less one. `reach` is that bound plus 1 % (far above its rounding; the centre's
-///   longest squared length, `centre_longest2`, comes from the caller's walk);
-/// - a pair failing thickness is closer than `2·(1 − SLACK)·hw < reach`.
+///   longest squared length, `centre_longest2`, comes from the caller's walk). More closely,
+///   with `x` within half its length of the nearer end `i` of the one segment and `j` of the
+///   other, the centre points `i`, `j` are within `2·hw + (l_i + l_j) / 2`, `l_k` the longest
+///   of the six segments that end at point `k` (of the three polylines), and the pair
+///   `(i, j)` tests both segments; a pair found within `reach` is tested only within that
+///   bound plus the same `1 % · (2·hw + longest)` as `reach` (`far_pair_ok`), so with the
+///   same room for rounding, which on unevenly spaced curves (long straights, short corners)
+///   leaves out most of them;
+/// - a pair failing thickness is closer than `2·(1 − SLACK)·hw`, under both bounds.
 ///
 /// The gaps from `near + 1` to the next gap just below a multiple of `CHUNK` (`gap_pairs_fail`)
 /// and the chunk search (`chunks`) past it find every point pair within `reach` at a gap past
@@ -722,6 +729,8 @@ fn close_pairs_pass(
     }
     let longest = longest2[0].max(border_longest2).sqrt();
     let reach = 1.01 * (2.0 * hw + longest);
+    // What `reach` adds to its bound for rounding.
+    let slack = 0.01 * (2.0 * hw + longest);
     let (near, searched) = pass_gaps(reach, thickness.total / n as f32, n);
     let half = n / 2;
     // Thickness at gaps min_gap < g ≤ near.
@@ -788,10 +797,25 @@ fn close_pairs_pass(
     let reach2 = reach * reach;
     let prev = |k: usize| if k == 0 { n - 1 } else { k - 1 };
     let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    // The largest squared length of the segments that end at point `k` (`k − 1 → k` and
+    // `k → k + 1`) of the three polylines (all finite here, as their longest is).
+    let longest_at = |k: usize| {
+        let (p, q) = (prev(k), next(k));
+        polylines.iter().fold(0.0f32, |m, l| {
+            m.max(dist2(l[p], l[k])).max(dist2(l[k], l[q]))
+        })
+    };
     let mut far_pair_ok = |i: usize, j: usize| {
         let d2 = dist2(pts[i], pts[j]);
         // Points are finite here, so `d2` is a number.
         if d2 > reach2 {
+            return true;
+        }
+        // The same bound from the segments at hand (`reach` takes the longest of all), with
+        // `reach`'s slack: on unevenly spaced curves most pairs within `reach` are out of it,
+        // and skip the twenty segment tests below.
+        let local_reach = 2.0 * hw + 0.5 * (longest_at(i).sqrt() + longest_at(j).sqrt()) + slack;
+        if d2 > local_reach * local_reach {
             return true;
         }
         let gap = j - i;
@@ -913,9 +937,12 @@ fn segment_pair<'p>(a: &'p [Vec2], b: &'p [Vec2]) -> impl Fn(usize, usize) -> bo
 }
 
 /// Segment gaps of the outer border with the inner that [`near_segments_cross`] tests when
-/// segments are long for the width: `−3..=3`, where the blocks' boxes meet most (the farther
-/// gaps, by block shifts `|d| ≥ 2`, are rejected mostly by their boxes).
-const NEAR_SEGMENT_GAPS: usize = 3;
+/// segments are long for the width: `−1..=1`, where the blocks' boxes meet most. From gap 2
+/// on the blocks' boxes are apart often enough that the block pass (whose shifts `|d| ≥ 1`
+/// test each block pair's four segment pairs only where the boxes meet) costs less than
+/// segment by segment: on curvature-sampled circuits, whose straights have segments twice
+/// the track's width, `−3..=3` made the whole check about 10 % slower.
+const NEAR_SEGMENT_GAPS: usize = 1;
 
 /// `orient` of [`segments_intersect`] (twice the signed area of `a, b, c`), the same
 /// operations in the same order on the coordinates, so the same bits.
@@ -1210,6 +1237,9 @@ mod tests {
         /// `close_pairs_pass`'s `near` and `searched` gaps (`pass_gaps`).
         near: usize,
         searched: usize,
+        /// Pairs past `near` within `reach` but farther apart than the bound from their own
+        /// segments (`far_pair_ok`'s local reach).
+        outside_local: usize,
     }
 
     /// [`check_against_all_pairs`], with what the scan found.
@@ -1281,13 +1311,32 @@ mod tests {
             .max(longest_segment2(&border[..n]))
             .max(longest_segment2(&border[n..]))
             .sqrt();
-        let (near, searched) = pass_gaps(1.01 * (2.0 * hw + longest), total / n as f32, n);
+        let reach = 1.01 * (2.0 * hw + longest);
+        let slack = 0.01 * (2.0 * hw + longest);
+        let (near, searched) = pass_gaps(reach, total / n as f32, n);
+        let longest_at = |k: usize| {
+            let prev = (k + n - 1) % n;
+            lines
+                .iter()
+                .map(|l| dist(l[prev], l[k]).max(dist(l[k], l[end(k)])))
+                .fold(0.0f32, f32::max)
+        };
+        let outside_local = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .filter(|&(i, j)| {
+                let d = dist(pts[i], pts[j]);
+                (j - i).min(n - (j - i)) > near
+                    && d <= reach
+                    && d > 2.0 * hw + 0.5 * (longest_at(i) + longest_at(j)) + slack
+            })
+            .count();
         AllPairs {
             verdict: want,
             thin_gaps,
             crossing,
             near,
             searched,
+            outside_local,
         }
     }
 
@@ -1818,5 +1867,98 @@ mod tests {
             verdicts.push(check_against_all_pairs(&pts, hw, &format!("case {case}")));
         }
         assert_both_verdicts(&verdicts, 400);
+    }
+
+    /// The far pairs' bound from their own segments (`far_pair_ok`) decides as the all-pairs
+    /// scan does on unevenly spaced loops, as curvature sampling makes them: stadiums whose
+    /// straights have segments longer than the track is wide and whose ends are dense, with a
+    /// point pulled across towards the other side (pinching the track or crossing it) or
+    /// thrown anywhere. Across the dense ends many pairs lie within `reach`, which takes the
+    /// longest segment, but outside their own bound: those must be many, and both verdicts
+    /// must come out often.
+    #[test]
+    fn uneven_spacing_matches_all_pairs() {
+        let mut unit = uniform(0x68e3_1da4_u32);
+        let (mut verdicts, mut outside_local) = (Vec::new(), 0);
+        for case in 0..600 {
+            let hw = 2.0 + 6.0 * unit();
+            let long = (2.2 + 2.0 * unit()) * hw;
+            let r = (0.9 + 2.0 * unit()) * hw;
+            let short = (0.2 + 0.6 * unit()) * r;
+            let offset = if case % 3 == 0 { 2000.0 } else { 0.0 };
+            let length = (3 + case % 7) as f32 * long;
+            let mut pts = uneven_stadium(length, long, r, short, offset);
+            let n = pts.len();
+            let k = (unit() * n as f32) as usize % n;
+            match case % 4 {
+                // Towards the other straight (x = offset) by up to twice the width apart.
+                1 | 2 => pts[k][0] -= 4.0 * r * unit(),
+                3 => {
+                    pts[k] = Vec2::new(
+                        offset + 2.0 * r * unit(),
+                        offset + (length + 2.0 * r) * (unit() - 0.5),
+                    )
+                }
+                _ => {}
+            }
+            let scan = all_pairs_scan(&pts, hw, &format!("case {case}"));
+            outside_local += scan.outside_local;
+            verdicts.push(scan.verdict);
+        }
+        assert!(
+            outside_local > 1000,
+            "{outside_local} pairs outside the local bound"
+        );
+        assert_both_verdicts(&verdicts, 60);
+        // The sharpest case: two long segments of the centre crossing square at their
+        // midpoints, far apart along the loop (joined by dense quarter circles), their nearest
+        // ends `√2 / 2` of a length apart — within the bound, and found only through it.
+        for (quarter, hw) in [(12usize, 0.5f32), (20, 2.0), (40, 1.0)] {
+            let length = 100.0f32;
+            let mut pts = Vec::new();
+            for (start, from) in [(Vec2::new(-0.5, 0.0), 0.0f32), (Vec2::new(0.0, -0.5), 1.0)] {
+                pts.push(start * length);
+                // The quarter circle from the segment's far end to the next one's start:
+                // clockwise below the right, counter-clockwise above the left.
+                for k in 0..quarter {
+                    let t = 0.5 * crate::math::PI * k as f32 / quarter as f32;
+                    let a = if from == 0.0 {
+                        -t
+                    } else {
+                        0.5 * crate::math::PI + t
+                    };
+                    let (sn, cs) = crate::math::sin_cos(a);
+                    pts.push(Vec2::new(0.5 * length * cs, 0.5 * length * sn));
+                }
+            }
+            let scan = all_pairs_scan(&pts, hw, &format!("square crossing, {quarter}"));
+            assert!(scan.crossing && scan.thin_gaps.is_empty(), "{quarter}");
+            assert!(
+                scan.near + 1 < pts.len() / 2,
+                "{quarter}: near {}",
+                scan.near
+            );
+        }
+    }
+
+    /// A stadium of straights `length` long, points `long` apart, and ends of radius `r`,
+    /// points about `short` apart, counter-clockwise from the start of its right side.
+    fn uneven_stadium(length: f32, long: f32, r: f32, short: f32, offset: f32) -> Vec<Vec2> {
+        let pi = crate::math::PI;
+        let sides = (length / long).round().max(1.0) as usize;
+        let arcs = (pi * r / short).round().max(2.0) as usize;
+        let mut pts = Vec::new();
+        for (x, sign) in [(2.0 * r, 1.0f32), (0.0, -1.0)] {
+            for k in 0..sides {
+                let y = sign * (k as f32 * length / sides as f32 - 0.5 * length);
+                pts.push(Vec2::new(offset + x, offset + y));
+            }
+            for k in 0..arcs {
+                let (sn, cs) = crate::math::sin_cos(k as f32 * pi / arcs as f32);
+                let (x, y) = (r + r * cs, 0.5 * length + r * sn);
+                pts.push(Vec2::new(offset + sign * (x - r) + r, offset + sign * y));
+            }
+        }
+        pts
     }
 }
