@@ -107,6 +107,9 @@ const ROOT_LANES: usize = 32;
 const ROOT_ROUNDS: u32 = 2;
 /// How far past a uniform box's exit a ray is placed, voxels.
 const NUDGE_VOX: f32 = 1e-3;
+/// Eight brick codes (one cell's corners, as [`March::brick_cell`] packs them) all saturated
+/// at `+T`.
+const SATURATED_CELL: u64 = u64::from_ne_bytes([CODE_MAX as u8; 8]);
 /// Rays per parallel work item.
 const CHUNK: usize = 256;
 
@@ -592,18 +595,21 @@ impl March<'_, '_> {
         let w = &b[base..base + 74];
         let pair = |o: usize| u64::from(u16::from_le_bytes([w[o] as u8, w[o + 1] as u8]));
         let packed = pair(0) | pair(8) << 16 | pair(64) << 32 | pair(72) << 48;
-        let solid_near = has_byte(packed, -CODE_MAX as u8);
         let step = self.step;
+        if packed == SATURATED_CELL {
+            // Free space well away from surfaces (most bound steps of a missing ray).
+            let k = f32::from(CODE_MAX) * step;
+            return Cell {
+                reach: saturated_reach(k, sq),
+                solid_near: false,
+                corners: [k; 8],
+                base: global,
+            };
+        }
         let k = packed.to_le_bytes().map(|v| f32::from(v as i8) * step);
-        // Eight lanes (one vector of the x86-64-v3 build), reduced pairwise.
-        let d2: [f32; 8] =
-            std::array::from_fn(|c| sq[0][c & 1] + sq[1][(c >> 1) & 1] + sq[2][c >> 2]);
-        let r: [f32; 8] = std::array::from_fn(|c| k[c] - d2[c].sqrt());
-        let r4: [f32; 4] = std::array::from_fn(|c| fmax(r[c], r[c + 4]));
-        let reach = fmax(fmax(r4[0], r4[2]), fmax(r4[1], r4[3]));
         Cell {
-            reach,
-            solid_near,
+            reach: corner_reach(k, sq),
+            solid_near: has_byte(packed, -CODE_MAX as u8),
             corners: k,
             base: global,
         }
@@ -915,6 +921,28 @@ fn has_byte(word: u64, byte: u8) -> bool {
     y.wrapping_sub(ONES) & !y & (ONES << 7) != 0
 }
 
+/// The corner bound `max_i (k_i − |p − c_i|)` of a cell with decoded corners `k` (`x + 2y + 4z`
+/// order), where `sq[a]` holds the squared offsets of `p` from the cell's lower and upper face
+/// along axis `a`.
+#[inline(always)]
+fn corner_reach(k: [f32; 8], sq: [[f32; 2]; 3]) -> f32 {
+    // Eight lanes (one vector of the x86-64-v3 build), reduced pairwise.
+    let d2: [f32; 8] = std::array::from_fn(|c| sq[0][c & 1] + sq[1][(c >> 1) & 1] + sq[2][c >> 2]);
+    let r: [f32; 8] = std::array::from_fn(|c| k[c] - d2[c].sqrt());
+    let r4: [f32; 4] = std::array::from_fn(|c| fmax(r[c], r[c + 4]));
+    fmax(fmax(r4[0], r4[2]), fmax(r4[1], r4[3]))
+}
+
+/// [`corner_reach`] of a cell whose eight corners are all `k`, bit for bit: rounded `sqrt` and
+/// `k − x` are monotone, so `max_i (k − sqrt(d2_i)) = k − sqrt(min_i d2_i)`, and rounded
+/// addition is monotone in each term, so `min_i d2_i` is the sum of the per-axis minima added
+/// in the order [`corner_reach`] adds `d2_i`: one square root and no reduction across lanes.
+#[inline(always)]
+fn saturated_reach(k: f32, sq: [[f32; 2]; 3]) -> f32 {
+    let m: [f32; 3] = std::array::from_fn(|a| fmin(sq[a][0], sq[a][1]));
+    k - (m[0] + m[1] + m[2]).sqrt()
+}
+
 /// Trilinear interpolation of corners in `x + 2y + 4z` order at fractions `f`.
 #[inline(always)]
 fn trilinear(c: [f32; 8], f: [f32; 3]) -> f32 {
@@ -1141,6 +1169,27 @@ mod tests {
             roots > 1000 && misses > 1000,
             "{roots} roots, {misses} misses"
         );
+    }
+
+    /// The saturated cell's bound is the eight-corner bound bit for bit, for points inside the
+    /// cell and past a clamped brick edge (offsets in [−0.5, 1.5]), and codes of every
+    /// truncation.
+    #[test]
+    fn saturated_reach_is_the_corner_bound() {
+        let mut rand = crate::track::geometry::test_unit(0x5eed_0127);
+        for i in 0..200_000 {
+            let step = (2.0 + 14.0 * rand()) / f32::from(CODE_MAX);
+            let k = f32::from(CODE_MAX) * step;
+            let u: [f32; 3] = std::array::from_fn(|_| 2.0 * rand() - 0.5);
+            // Points on cell faces and corners as well.
+            let u = if i % 4 == 0 { u.map(|x| x.round()) } else { u };
+            let sq = std::array::from_fn(|a| [u[a] * u[a], (1.0 - u[a]) * (1.0 - u[a])]);
+            assert_eq!(
+                saturated_reach(k, sq).to_bits(),
+                corner_reach([k; 8], sq).to_bits(),
+                "offsets {u:?}, k {k}"
+            );
+        }
     }
 
     /// `floor_bits` agrees with `floor` and the saturating casts it replaced on every float at
