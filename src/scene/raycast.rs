@@ -66,8 +66,8 @@
 use rayon::prelude::*;
 
 use super::dag::{
-    ref_kind, ref_payload, uniform_bound, EnvEntry, PoolView, CODE_MAX, KIND_BRICK, KIND_INSIDE,
-    KIND_OUTSIDE,
+    ref_kind, ref_payload, uniform_bound, EnvEntry, PoolView, BRICK, CODE_MAX, KIND_BRICK,
+    KIND_INSIDE, KIND_OUTSIDE,
 };
 use crate::exec::Launch;
 use crate::geom::sdf::{fmax, fmin};
@@ -239,16 +239,20 @@ pub fn cast_rays(
             .zip(out.hit.par_chunks_mut(CHUNK))
             .zip(out.steps.par_chunks_mut(CHUNK))
             .enumerate()
-            .for_each(|(c, ((dist, hit), steps))| {
-                for j in 0..dist.len() {
-                    let i = c * CHUNK + j;
-                    let env = &view.envs[env_of(i)];
-                    let (d, h, s) = cast_one(view, env, origins[i], dirs[i], opts);
-                    dist[j] = d;
-                    hit[j] = h;
-                    steps[j] = s;
-                }
-            })
+            .for_each_init(
+                || LeafTable::new(view.info.resolution),
+                |table, (c, ((dist, hit), steps))| {
+                    for j in 0..dist.len() {
+                        let i = c * CHUNK + j;
+                        let env = &view.envs[env_of(i)];
+                        let (d, h, s) =
+                            cast_in(view, env, origins[i], dirs[i], opts, table.as_mut());
+                        dist[j] = d;
+                        hit[j] = h;
+                        steps[j] = s;
+                    }
+                },
+            )
     });
     Ok(())
 }
@@ -278,6 +282,18 @@ pub fn cast_one(
     origin: [f32; 3],
     dir: [f32; 3],
     opts: &CastOptions,
+) -> (f32, u8, u32) {
+    cast_in(view, env, origin, dir, opts, None)
+}
+
+/// [`cast_one`], finding leaves through `table` if given (the same results).
+fn cast_in(
+    view: &PoolView,
+    env: &EnvEntry,
+    origin: [f32; 3],
+    dir: [f32; 3],
+    opts: &CastOptions,
+    table: Option<&mut LeafTable>,
 ) -> (f32, u8, u32) {
     let miss = (opts.no_hit_value, MISS, 0);
     if !(origin.iter().chain(dir.iter()).all(|v| v.is_finite())) {
@@ -312,6 +328,10 @@ pub fn cast_one(
     if lo.is_nan() || hi.is_nan() || lo > hi {
         return miss;
     }
+    let mut table = table;
+    if let Some(t) = table.as_deref_mut() {
+        t.start(env.root);
+    }
     let mut march = March {
         view,
         p,
@@ -323,6 +343,7 @@ pub fn cast_one(
         step: view.info.quant_step(),
         cursor: Cursor::new(env.root, res),
         aux: Cursor::new(env.root, res),
+        table,
     };
     let mut t = lo;
     let mut step = 0;
@@ -422,10 +443,77 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
         step: view.info.quant_step(),
         cursor: Cursor::new(e.root, view.info.resolution),
         aux: Cursor::new(e.root, view.info.resolution),
+        table: None,
     };
     let v = march.voxel(q);
     march.locate(v);
     Some(march.exact(q).0 * e.voxel_size)
+}
+
+/// The largest grid [`cast_rays`] keeps a [`LeafTable`] for, as `log2` of its blocks per axis:
+/// `R = 256`, 32 768 entries (256 KiB) per worker; finer grids descend the DAG at every move.
+const TABLE_MAX_LOG_BLOCKS: u32 = 5;
+
+/// One worker's memo of the leaf holding each brick-sized block (8³ voxels, aligned) of the
+/// env it casts in, filled as rays first reach a block: a ray moving to another leaf reads one
+/// entry instead of descending the DAG from the common ancestor (a chain of dependent loads of
+/// varying length). Leaves are aligned boxes of at least 8 voxels, so a block lies in exactly
+/// one leaf. Entries are stamped with an epoch; one of an older epoch is unknown. The epoch moves
+/// on whenever the root changes (envs that share a root share their tree, and with it the
+/// table), so switching envs costs nothing; the memo lives for one [`cast_rays`] call, within
+/// which the pool does not change.
+struct LeafTable {
+    /// `epoch << 40 | log2(leaf side) << 32 | leaf reference`, per block (`x + n·y + n²·z`).
+    entries: Vec<u64>,
+    /// The current epoch (`1..2^24`; 0 marks entries never filled).
+    epoch: u64,
+    /// The root the current epoch's entries belong to.
+    root: Option<u32>,
+    /// `log2` of the blocks per axis.
+    log_blocks: u32,
+}
+
+impl LeafTable {
+    /// An empty table for grids of `res` voxels per side, or `None` past
+    /// [`TABLE_MAX_LOG_BLOCKS`].
+    fn new(res: u32) -> Option<Self> {
+        let log_blocks = (res / BRICK).trailing_zeros();
+        (log_blocks <= TABLE_MAX_LOG_BLOCKS).then(|| Self {
+            entries: vec![0; 1 << (3 * log_blocks)],
+            epoch: 0,
+            root: None,
+            log_blocks,
+        })
+    }
+
+    /// Makes the entries those of the tree under `root`.
+    fn start(&mut self, root: u32) {
+        if self.root != Some(root) {
+            self.root = Some(root);
+            self.epoch += 1;
+            if self.epoch == 1 << 24 {
+                self.entries.fill(0);
+                self.epoch = 1;
+            }
+        }
+    }
+
+    /// The leaf holding voxel `v` (inside the grid): `(reference, log2 of its side)`.
+    #[inline(always)]
+    fn leaf(&mut self, view: &PoolView, v: [u32; 3]) -> (u32, u32) {
+        let lb = self.log_blocks;
+        let b = v.map(|c| c / BRICK);
+        let i = (b[0] | b[1] << lb | b[2] << (2 * lb)) as usize;
+        let e = self.entries[i];
+        if e >> 40 == self.epoch {
+            return (e as u32, (e >> 32) as u32 & 0xff);
+        }
+        let root = self.root.expect("a table is started before use");
+        let (r, _, size) = view.leaf(root, v);
+        let shift = size.trailing_zeros();
+        self.entries[i] = self.epoch << 40 | u64::from(shift) << 32 | u64::from(r);
+        (r, shift)
+    }
 }
 
 /// Deepest tree: `R = 1024` has 7 node levels above the bricks.
@@ -477,9 +565,18 @@ impl Cursor {
         (self.leaf, self.min, 1u32 << self.shift)
     }
 
-    /// Moves to the leaf holding voxel `v` (inside the grid, not in the current leaf).
+    /// Moves to the leaf holding voxel `v` (inside the grid, not in the current leaf), read
+    /// from `table` if given (started at this cursor's root); a cursor is moved with a table
+    /// always or never.
     #[inline(always)]
-    fn locate(&mut self, view: &PoolView, v: [u32; 3]) {
+    fn locate(&mut self, view: &PoolView, v: [u32; 3], table: Option<&mut LeafTable>) {
+        if let Some(table) = table {
+            let (r, shift) = table.leaf(view, v);
+            self.shift = shift;
+            self.leaf = r;
+            self.min = v.map(|c| (c >> shift) << shift);
+            return;
+        }
         // The highest bit where `v` leaves the current leaf names the deepest common ancestor
         // (the leaf's min corner agrees with its voxels on every bit at and above `shift`).
         let diff = (v[0] ^ self.min[0]) | (v[1] ^ self.min[1]) | (v[2] ^ self.min[2]);
@@ -503,7 +600,7 @@ impl Cursor {
 }
 
 /// One ray's state in voxel space.
-struct March<'a, 'v> {
+struct March<'a, 'v, 't> {
     view: &'a PoolView<'v>,
     p: [f32; 3],
     d: [f32; 3],
@@ -518,9 +615,11 @@ struct March<'a, 'v> {
     cursor: Cursor,
     /// The path to the last neighbour leaf read by [`cell_corners`](Self::cell_corners).
     aux: Cursor,
+    /// Where both cursors find leaves, if given.
+    table: Option<&'t mut LeafTable>,
 }
 
-impl March<'_, '_> {
+impl March<'_, '_, '_> {
     #[inline(always)]
     fn at(&self, t: f32) -> [f32; 3] {
         [
@@ -545,7 +644,7 @@ impl March<'_, '_> {
     #[inline(always)]
     fn locate(&mut self, v: [u32; 3]) {
         if !self.cursor.holds(v) {
-            self.cursor.locate(self.view, v);
+            self.cursor.locate(self.view, v, self.table.as_deref_mut());
         }
     }
 
@@ -788,7 +887,7 @@ impl March<'_, '_> {
     #[inline(always)]
     fn grid_corners(&mut self, i0: [u32; 3]) -> [f32; 8] {
         if !self.cursor.holds(i0) {
-            self.cursor.locate(self.view, i0);
+            self.cursor.locate(self.view, i0, self.table.as_deref_mut());
         }
         let (r, min, size) = self.cursor.leaf();
         // The far corner `i0 + 1` is in the leaf too (`i0 ≥ min` as the leaf holds `i0`).
@@ -870,7 +969,7 @@ impl March<'_, '_> {
                 (r, min)
             } else {
                 if !self.aux.holds(v) {
-                    self.aux.locate(self.view, v);
+                    self.aux.locate(self.view, v, self.table.as_deref_mut());
                 }
                 let (r, min, _) = self.aux.leaf();
                 (r, min)
@@ -1189,6 +1288,74 @@ mod tests {
                 corner_reach([k; 8], sq).to_bits(),
                 "offsets {u:?}, k {k}"
             );
+        }
+    }
+
+    /// [`cast_rays`], which finds leaves through a [`LeafTable`], gives every ray the bits of
+    /// [`cast_one`], which descends the DAG: over the three scene presets' envs at two grids,
+    /// rays from each spawn and from random points, in env blocks and interleaved (every ray a
+    /// new root for the table), and with the epoch about to wrap.
+    #[test]
+    fn leaf_table_casts_equal_the_descent() {
+        use crate::scene::{build_preset, preset::ScenePreset};
+        let launch = Launch::for_threads(Some(1)).unwrap();
+        let mut rand = crate::track::geometry::test_unit(0x7ab1_e5ed);
+        for name in ["rooms", "gates", "forest"] {
+            let preset = ScenePreset::load(name).unwrap();
+            for res in [32, 64] {
+                let pool = build_preset(&preset, 3, 0, 3, Some(res), &launch).unwrap();
+                let view = pool.view();
+                let per_env = 300;
+                let mut origins = Vec::new();
+                let mut dirs = Vec::new();
+                for e in view.envs() {
+                    let side = e.voxel_size * res as f32;
+                    for k in 0..per_env {
+                        let o = if k % 2 == 0 {
+                            e.spawn
+                        } else {
+                            std::array::from_fn(|a| e.origin[a] + side * rand())
+                        };
+                        origins.push(o);
+                        dirs.push(std::array::from_fn(|_| 2.0 * rand() - 1.0));
+                    }
+                }
+                let n = origins.len();
+                let opts = CastOptions::new(1e3);
+                let blocks: Vec<u32> = (0..n).map(|i| (i / per_env) as u32).collect();
+                let interleaved: Vec<u32> = (0..n).map(|i| (i % 3) as u32).collect();
+                for env_of in [&blocks, &interleaved] {
+                    let (mut dist, mut hit, mut steps) = (vec![0.0; n], vec![0; n], vec![0; n]);
+                    let out = RayOutputs {
+                        distance: &mut dist,
+                        hit: &mut hit,
+                        steps: &mut steps,
+                    };
+                    let envs = RayEnvs::PerRay(env_of);
+                    cast_rays(&view, envs, &origins, &dirs, &opts, out, &launch).unwrap();
+                    let mut table = LeafTable::new(res).unwrap();
+                    table.epoch = (1 << 24) - 2;
+                    for i in 0..n {
+                        let env = &view.envs()[env_of[i] as usize];
+                        let want = cast_one(&view, env, origins[i], dirs[i], &opts);
+                        let tabled =
+                            cast_in(&view, env, origins[i], dirs[i], &opts, Some(&mut table));
+                        let got = (dist[i], hit[i], steps[i]);
+                        for g in [got, tabled] {
+                            assert_eq!(
+                                (g.0.to_bits(), g.1, g.2),
+                                (want.0.to_bits(), want.1, want.2),
+                                "{name} R = {res}, ray {i}: {g:?}, descent {want:?}"
+                            );
+                        }
+                    }
+                    assert!(
+                        table.epoch < (1 << 24) - 2,
+                        "no wrap: epoch {}",
+                        table.epoch
+                    );
+                }
+            }
         }
     }
 
