@@ -161,6 +161,21 @@ fn warped_rows(
     warp[n - 1] = one(len[n - 1], w[n - 1], e_start[n - 1], e_end[n - 1], w[0]);
 }
 
+/// The least and the greatest density of the pieces of positive length of one segment (`w_lo`
+/// the least density there is): its start piece `es` at `ws`, its end piece `ee` at `we` and
+/// its middle (the rest of `l`) at `w_lo`; `(∞, 0)` when none has a positive length.
+#[inline(always)]
+fn segment_range(l: f32, es: f32, ee: f32, ws: f32, we: f32, w_lo: f32) -> (f32, f32) {
+    let lo_s = if es > 0.0 { ws } else { f32::INFINITY };
+    let lo_e = if ee > 0.0 { we } else { f32::INFINITY };
+    let hi_s = if es > 0.0 { ws } else { 0.0 };
+    let hi_e = if ee > 0.0 { we } else { 0.0 };
+    let lo = if lo_e < lo_s { lo_e } else { lo_s };
+    let lo = if l - es - ee > 0.0 { w_lo } else { lo };
+    let hi = if hi_e > hi_s { hi_e } else { hi_s };
+    (lo, hi)
+}
+
 /// Resamples the closed polyline `raw` into `out` with curvature-adaptive spacing (the module
 /// doc's rule); returns the count (0 when `raw` has fewer than 3 points, a zero length or
 /// non-finite points). `scratch` holds at least [`ADAPTIVE_SCRATCH_ROWS`]` · raw.len()` words;
@@ -227,21 +242,17 @@ pub fn resample_adaptive(
     }
     warped_rows(len, w, e_start, e_end, k.w_lo, warp, |x| x);
     // The length, the warped length and the range of the densities of the pieces of positive
-    // length (`w_lo` is the least density there is).
+    // length. Each segment's own range is taken first, with selects, so the running minimum
+    // and maximum each take one operation a segment, as the sums do.
     let (mut length, mut warped) = (0.0f32, 0.0f32);
     let (mut w_min, mut w_max) = (f32::INFINITY, 0.0f32);
     for i in 0..n {
         length += len[i];
         warped += warp[i];
-        for (e, d) in [(e_start[i], w[i]), (e_end[i], w[next_index(i, n)])] {
-            if e > 0.0 {
-                w_min = if d < w_min { d } else { w_min };
-                w_max = if d > w_max { d } else { w_max };
-            }
-        }
-        if len[i] - e_start[i] - e_end[i] > 0.0 {
-            w_min = k.w_lo;
-        }
+        let w_end = w[next_index(i, n)];
+        let (lo, hi) = segment_range(len[i], e_start[i], e_end[i], w[i], w_end, k.w_lo);
+        w_min = if lo < w_min { lo } else { w_min };
+        w_max = if hi > w_max { hi } else { w_max };
     }
     if !(length.is_finite() && length > 0.0 && warped.is_finite()) {
         return 0;
