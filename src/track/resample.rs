@@ -161,6 +161,22 @@ fn warped_rows(
     warp[n - 1] = one(len[n - 1], w[n - 1], e_start[n - 1], e_end[n - 1], w[0]);
 }
 
+/// The least and the greatest density of the pieces of positive length of one segment (`w_lo`
+/// the least density there is): its start piece `es` at `ws`, its end piece `ee` at `we` and
+/// its middle (the rest of `l`) at `w_lo`; `(∞, 0)` when none has a positive length. Every
+/// density is at least `w_lo`, so a middle of positive length sets the least to `w_lo`.
+#[inline(always)]
+fn segment_range(l: f32, es: f32, ee: f32, ws: f32, we: f32, w_lo: f32) -> (f32, f32) {
+    let lo_s = if es > 0.0 { ws } else { f32::INFINITY };
+    let lo_e = if ee > 0.0 { we } else { f32::INFINITY };
+    let hi_s = if es > 0.0 { ws } else { 0.0 };
+    let hi_e = if ee > 0.0 { we } else { 0.0 };
+    let lo = if lo_e < lo_s { lo_e } else { lo_s };
+    let lo = if l - es - ee > 0.0 { w_lo } else { lo };
+    let hi = if hi_e > hi_s { hi_e } else { hi_s };
+    (lo, hi)
+}
+
 /// Resamples the closed polyline `raw` into `out` with curvature-adaptive spacing (the module
 /// doc's rule); returns the count (0 when `raw` has fewer than 3 points, a zero length or
 /// non-finite points). `scratch` holds at least [`ADAPTIVE_SCRATCH_ROWS`]` · raw.len()` words;
@@ -227,21 +243,18 @@ pub fn resample_adaptive(
     }
     warped_rows(len, w, e_start, e_end, k.w_lo, warp, |x| x);
     // The length, the warped length and the range of the densities of the pieces of positive
-    // length (`w_lo` is the least density there is).
+    // length. Each segment's own range is taken first, with selects, so the running minimum
+    // and maximum each take one operation a segment, as the sums do (a chain of two or three
+    // per segment held the walk back); the order of a `min` or `max` does not change it.
     let (mut length, mut warped) = (0.0f32, 0.0f32);
     let (mut w_min, mut w_max) = (f32::INFINITY, 0.0f32);
     for i in 0..n {
         length += len[i];
         warped += warp[i];
-        for (e, d) in [(e_start[i], w[i]), (e_end[i], w[next_index(i, n)])] {
-            if e > 0.0 {
-                w_min = if d < w_min { d } else { w_min };
-                w_max = if d > w_max { d } else { w_max };
-            }
-        }
-        if len[i] - e_start[i] - e_end[i] > 0.0 {
-            w_min = k.w_lo;
-        }
+        let w_end = w[next_index(i, n)];
+        let (lo, hi) = segment_range(len[i], e_start[i], e_end[i], w[i], w_end, k.w_lo);
+        w_min = if lo < w_min { lo } else { w_min };
+        w_max = if hi > w_max { hi } else { w_max };
     }
     if !(length.is_finite() && length > 0.0 && warped.is_finite()) {
         return 0;
@@ -543,6 +556,42 @@ mod tests {
         assert_eq!(resample_closed(&same, 1.0, &mut out), 0);
         let nan = [[0.0, 0.0], [f32::NAN, 0.0], [1.0, 1.0]].map(Vec2::from);
         assert_eq!(resample_closed(&nan, 1.0, &mut out), 0);
+    }
+
+    /// `segment_range` is the range of the densities of a segment's pieces of positive length,
+    /// as taking each piece in turn finds it: pieces of zero length (each end alone, both, the
+    /// middle) and densities at and above `w_lo`.
+    #[test]
+    fn segment_range_takes_the_pieces_of_positive_length() {
+        let mut unit = crate::track::geometry::test_unit(0x2f6b_1d3c);
+        let w_lo = 0.04f32;
+        for case in 0..4000 {
+            let l = [0.0f32, 1.0, 7.5, 30.0][case % 4];
+            let half = 0.5 * l;
+            let pick = |c: usize, u: f32| match c % 3 {
+                0 => 0.0,
+                1 => half,
+                _ => half * u,
+            };
+            let (es, ee) = (pick(case / 4, unit()), pick(case / 12, unit()));
+            let (ws, we) = (w_lo + 0.3 * unit(), [w_lo, w_lo + 0.3 * unit()][case % 2]);
+            let (mut lo, mut hi) = (f32::INFINITY, 0.0f32);
+            for (e, d) in [(es, ws), (ee, we)] {
+                if e > 0.0 {
+                    lo = lo.min(d);
+                    hi = hi.max(d);
+                }
+            }
+            if l - es - ee > 0.0 {
+                lo = w_lo;
+            }
+            let got = segment_range(l, es, ee, ws, we, w_lo);
+            assert_eq!(
+                (got.0.to_bits(), got.1.to_bits()),
+                (lo.to_bits(), hi.to_bits()),
+                "case {case}"
+            );
+        }
     }
 
     /// Segment lengths of the closed polyline `pts`, the closing one last.
