@@ -107,6 +107,22 @@ pub fn check_cpu() -> crate::Result<()> {
     )))
 }
 
+/// Hints the cache to fetch the line holding `p` for writing soon (`prefetchw`); a no-op where
+/// the target has no such hint. Any address may be given: a prefetch never faults and changes
+/// no memory.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub fn prefetch_write<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetchw` only hints the cache; it reads and writes no memory and never faults,
+    // whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_ET0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,11 +29,33 @@ pub struct InflateOut<'a> {
     pub stale: usize,
 }
 
+/// Cache lines of each of the next env's output rows that a lane asks for ahead of time when
+/// its own writes stop short of its rows' ends.
+const PREFETCH_LINES: usize = 8;
+
 /// Inflates the closed curve `pts` with heights `z` into `out`; pads past `pts.len()` with NaN
 /// (the rows up to `out.stale`: the rows past it are NaN already).
 pub fn inflate_lane(pts: &[Vec2], z: &[f32], half_width_m: f32, out: InflateOut<'_>) {
     let n = pts.len();
     let z = &z[..n];
+    // In a batch the next env's rows follow these. Where this lane's writes stop well short of
+    // its rows' ends, the hardware's stream prefetch stops with them and the next lane would
+    // start on lines still in memory: ask for their first lines now. (Writing the padding out
+    // to the rows' ends kept the streams going, at the cost of the stores; with neither, the
+    // circuit preset's inflate pass ran ~25% slower.)
+    if out.stale.max(n) + 2 * PREFETCH_LINES < out.arclen.len() {
+        let rows = [
+            out.center.as_ptr_range(),
+            out.outer.as_ptr_range(),
+            out.inner.as_ptr_range(),
+            out.tangent.as_ptr_range(),
+            out.normal.as_ptr_range(),
+        ];
+        for row in rows {
+            prefetch_lines(row.end.cast::<u8>());
+        }
+        prefetch_lines(out.arclen.as_ptr_range().end.cast::<u8>());
+    }
     let o = orientation(pts) * half_width_m;
     // Every output sliced to `n` up front, so the loops index without bounds checks.
     let (center, outer, inner) = (
@@ -61,6 +83,14 @@ pub fn inflate_lane(pts: &[Vec2], z: &[f32], half_width_m: f32, out: InflateOut<
         bytemuck::cast_slice_mut::<Vec3, f32>(&mut buf[pad.clone()]).fill(f32::NAN);
     }
     out.arclen[pad].fill(f32::NAN);
+}
+
+/// Asks for the [`PREFETCH_LINES`] cache lines from `start` for writing (addresses past the
+/// batch's end are harmless: a prefetch never faults).
+fn prefetch_lines(start: *const u8) {
+    for line in 0..PREFETCH_LINES {
+        crate::os::prefetch_write(start.wrapping_add(64 * line));
+    }
 }
 
 /// One point's outputs from its predecessor `a`, itself `c` and its successor `b`: the tangent
