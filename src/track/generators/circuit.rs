@@ -213,14 +213,15 @@ impl Circuit {
     /// 2 sweeper).
     fn draw_single(&self, rng: &mut LaneRng, kind: usize) -> (f32, f32) {
         let r_min = self.min_turn_radius_m;
-        match kind {
-            0 => (rng.range(140.0, 185.0) * DEG, r_min * rng.range(1.05, 1.5)),
-            1 => (rng.range(60.0, 120.0) * DEG, r_min * rng.range(1.2, 3.0)),
-            _ => (
-                rng.range(15.0, 60.0) * DEG,
-                rng.range(3.0 * r_min, self.max_radius_m),
-            ),
-        }
+        // The type's ranges by index rather than by branch (the type is random): turns in
+        // degrees, radii as a range scaled by a factor (`R` for the first two types, whose ranges
+        // are in units of `R`; 1, which scales exactly, for the sweeper's, in metres).
+        let k = kind.min(2);
+        let turn = [[140.0, 185.0], [60.0, 120.0], [15.0, 60.0]][k];
+        let radius = [[1.05, 1.5], [1.2, 3.0], [3.0 * r_min, self.max_radius_m]][k];
+        let scale = [r_min, r_min, 1.0][k];
+        let turn = rng.range(turn[0], turn[1]) * DEG;
+        (turn, scale * rng.range(radius[0], radius[1]))
     }
 
     /// Draws the corners into `legs`; returns how many legs were written.
