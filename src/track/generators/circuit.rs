@@ -198,27 +198,30 @@ impl Circuit {
     /// A corner type by the weights, among the first types whose weights sum to `total`.
     fn draw_kind(&self, rng: &mut LaneRng, total: f32) -> usize {
         let pick = rng.unit() * total;
-        let mut kind = 0;
+        // The running sums of the weights never fall (weights are at least 0), so the type is
+        // the number of the first three sums that `pick` reaches: counted, not searched for (a
+        // search's exit is a random branch).
         let mut acc = self.weights[0];
-        while kind < 3 && pick >= acc {
-            kind += 1;
-            acc += self.weights[kind];
-        }
-        kind
+        let mut kind = usize::from(pick >= acc);
+        acc += self.weights[1];
+        kind += usize::from(pick >= acc);
+        acc += self.weights[2];
+        kind + usize::from(pick >= acc)
     }
 
     /// The turn (positive) and radius of a single corner of type `kind` (0 hairpin, 1 slow,
     /// 2 sweeper).
     fn draw_single(&self, rng: &mut LaneRng, kind: usize) -> (f32, f32) {
         let r_min = self.min_turn_radius_m;
-        match kind {
-            0 => (rng.range(140.0, 185.0) * DEG, r_min * rng.range(1.05, 1.5)),
-            1 => (rng.range(60.0, 120.0) * DEG, r_min * rng.range(1.2, 3.0)),
-            _ => (
-                rng.range(15.0, 60.0) * DEG,
-                rng.range(3.0 * r_min, self.max_radius_m),
-            ),
-        }
+        // The type's ranges by index rather than by branch (the type is random): turns in
+        // degrees, radii as a range scaled by a factor (`R` for the first two types, whose ranges
+        // are in units of `R`; 1, which scales exactly, for the sweeper's, in metres).
+        let k = kind.min(2);
+        let turn = [[140.0, 185.0], [60.0, 120.0], [15.0, 60.0]][k];
+        let radius = [[1.05, 1.5], [1.2, 3.0], [3.0 * r_min, self.max_radius_m]][k];
+        let scale = [r_min, r_min, 1.0][k];
+        let turn = rng.range(turn[0], turn[1]) * DEG;
+        (turn, scale * rng.range(radius[0], radius[1]))
     }
 
     /// Draws the corners into `legs`; returns how many legs were written.
@@ -287,22 +290,22 @@ impl Circuit {
     /// Rescales the single corners' turns so that the total signed turning is 2π; false when no
     /// rescaling within [`MAX_TURN`] per corner reaches it.
     fn close_turning(legs: &mut [Leg]) -> bool {
+        // The tests below are combined with `&`, not `&&`, and the sums add 0 rather than
+        // branch: these branches would follow random draws.
         let is_single = |k: usize, legs: &[Leg]| {
             // A chicane's first half is followed by a leg with a nonnegative straight.
-            let chicane_first = k + 1 < legs.len() && legs[k + 1].straight >= 0.0;
-            legs[k].straight < 0.0 && !chicane_first
+            let next = legs[(k + 1).min(legs.len() - 1)];
+            let chicane_first = (k + 1 < legs.len()) & (next.straight >= 0.0);
+            (legs[k].straight < 0.0) & !chicane_first
         };
         let sums = |legs: &[Leg]| {
+            // Adding +0 leaves a sum that starts at +0 as it is.
             let (mut pos, mut neg) = (0.0f32, 0.0f32);
             for k in 0..legs.len() {
-                if is_single(k, legs) {
-                    let t = legs[k].turn;
-                    if t > 0.0 {
-                        pos += t;
-                    } else {
-                        neg -= t;
-                    }
-                }
+                let (single, t) = (is_single(k, legs), legs[k].turn);
+                let positive = t > 0.0;
+                pos += if single & positive { t } else { 0.0 };
+                neg -= if single & !positive { t } else { 0.0 };
             }
             (pos, neg)
         };
@@ -331,8 +334,9 @@ impl Circuit {
             }
             let mut newly = false;
             for k in 0..legs.len() {
-                let free_turn = is_single(k, legs) && legs[k].turn > 0.0 && legs[k].turn < MAX_TURN;
-                if free_turn && legs[k].turn * factor > MAX_TURN {
+                let t = legs[k].turn;
+                let free_turn = is_single(k, legs) & (t > 0.0) & (t < MAX_TURN);
+                if free_turn & (t * factor > MAX_TURN) {
                     free -= legs[k].turn;
                     legs[k].turn = MAX_TURN;
                     pinned += MAX_TURN;
@@ -341,9 +345,9 @@ impl Circuit {
             }
             if !newly {
                 for k in 0..legs.len() {
-                    if is_single(k, legs) && legs[k].turn > 0.0 && legs[k].turn < MAX_TURN {
-                        legs[k].turn *= factor;
-                    }
+                    let t = legs[k].turn;
+                    let free_turn = is_single(k, legs) & (t > 0.0) & (t < MAX_TURN);
+                    legs[k].turn = if free_turn { t * factor } else { t };
                 }
                 return true;
             }
@@ -485,20 +489,22 @@ impl Walk<'_> {
         f: Option<[f32; 2]>,
         mut keep: Option<&mut RampDirs>,
     ) -> [f32; 2] {
+        // Each step turns the direction on for the next one, the last too (its turn is not
+        // used): a test for the last step would be a branch that mispredicts once a section.
+        let mut last = u;
         for i in 0..n {
             if let Some(keep) = keep.as_deref_mut() {
                 keep.cos[i] = u[0];
                 keep.sin[i] = u[1];
             }
             self.step(h, u[0], u[1]);
-            if i + 1 < n {
-                u = rotate(u, e);
-                if let Some(f) = f {
-                    e = rotate(e, f);
-                }
+            last = u;
+            u = rotate(u, e);
+            if let Some(f) = f {
+                e = rotate(e, f);
             }
         }
-        u
+        last
     }
 
     /// The ramp back: step `i` of `n` along `mirror` times the conjugate of the first ramp's
@@ -640,9 +646,12 @@ impl Circuit {
             }
         }
         for leg in legs.iter_mut() {
-            if leg.straight < 0.0 {
-                leg.straight = budget * leg.weight / weight_sum;
-            }
+            let share = budget * leg.weight / weight_sum;
+            leg.straight = if leg.straight < 0.0 {
+                share
+            } else {
+                leg.straight
+            };
             leg.weight = leg.straight;
         }
         // Closure: clamped weighted least-norm correction of the straights.
@@ -674,12 +683,10 @@ impl Circuit {
             let cy = -(mxx * g[1] - mxy * g[0]) / det;
             for leg in legs.iter_mut() {
                 let l = leg.straight + leg.weight * (leg.cos * cx + leg.sin * cy);
-                if l <= 0.0 {
-                    leg.straight = 0.0;
-                    leg.weight = 0.0;
-                } else {
-                    leg.straight = l;
-                }
+                // Selected, not branched on: which straights clamp follows the draw.
+                let clamp = l <= 0.0;
+                leg.straight = if clamp { 0.0 } else { l };
+                leg.weight = if clamp { 0.0 } else { leg.weight };
             }
             g = gap(legs);
         }
