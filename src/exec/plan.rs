@@ -222,6 +222,21 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// Adds the run `other` to this one: launches, passes and times summed, its loops' windows
+    /// after these.
+    pub fn add(&mut self, other: Trace) {
+        for (k, n) in other.kernels {
+            *self.kernels.entry(k).or_default() += n;
+        }
+        for (k, n) in other.cpu_passes {
+            *self.cpu_passes.entry(k).or_default() += n;
+        }
+        self.windows.extend(other.windows);
+        for (k, d) in other.pass_time {
+            *self.pass_time.entry(k).or_default() += d;
+        }
+    }
+
     /// The number of passes run, by kernel or on the CPU (control kernels not counted).
     pub fn passes(&self) -> u32 {
         let kernels: u32 = self

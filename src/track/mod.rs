@@ -20,4 +20,4 @@ pub mod zprofile;
 
 pub use batch::TrackBatch;
 pub use generators::Stage;
-pub use pipeline::{Pipeline, VALIDITY_SLACK};
+pub use pipeline::{Pipeline, TILE_ENVS_PER_THREAD, VALIDITY_SLACK};

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use trackgen::exec::Launch;
 use trackgen::preset::Preset;
-use trackgen::track::{Pipeline, TrackBatch};
+use trackgen::track::{Pipeline, TrackBatch, TILE_ENVS_PER_THREAD};
 
 fn generate(
     preset: &Preset,
@@ -70,6 +70,52 @@ fn a_reused_batch_equals_a_fresh_one() {
         }
         let counts: std::collections::BTreeSet<u32> = batch.count.iter().copied().collect();
         assert!(counts.len() > 1, "{name}: counts should vary");
+    }
+}
+
+/// A batch of several CPU tiles (`TILE_ENVS_PER_THREAD` envs per thread each, the last one
+/// partial) gives the bytes of shards that each fit one tile, and a masked regeneration across
+/// the tiles changes exactly the masked envs, each to its fresh generation.
+#[test]
+fn tiles_do_not_change_a_byte() {
+    let p = Preset::load("polar").unwrap();
+    let n = 2 * TILE_ENVS_PER_THREAD + 37;
+    for threads in [1, 2] {
+        let full = generate(&p, n, 0, 4, 1, threads);
+        let shard = 200;
+        for start in (0..n).step_by(shard) {
+            let len = shard.min(n - start);
+            let part = generate(&p, len, start as u64, 4, 1, 1);
+            assert!(
+                full.slice(start..start + len).bytes_eq(&part),
+                "{threads} threads, envs {start}.."
+            );
+        }
+    }
+    let mut pipe = Pipeline::new(&p, n, Launch::with_threads(1).unwrap()).unwrap();
+    let mut batch = pipe.new_batch(0).unwrap();
+    pipe.generate(4, 1, &mut batch).unwrap();
+    let before = batch.clone();
+    let masked = [3, TILE_ENVS_PER_THREAD - 1, TILE_ENVS_PER_THREAD, n - 1];
+    let mut mask = vec![0u8; n];
+    for &e in &masked {
+        mask[e] = 1;
+        batch.generation[e] = 7;
+    }
+    pipe.regenerate(4, &mask, &mut batch).unwrap();
+    for (e, &m) in mask.iter().enumerate() {
+        let row = batch.slice(e..e + 1);
+        if m == 0 {
+            assert!(
+                row.bytes_eq(&before.slice(e..e + 1)),
+                "unmasked env {e} changed"
+            );
+        } else {
+            assert!(
+                row.bytes_eq(&generate(&p, 1, e as u64, 4, 7, 1)),
+                "masked env {e}"
+            );
+        }
     }
 }
 
