@@ -243,24 +243,7 @@ mod tests {
             let mut bufs = vec![vec![Vec3::ZERO; n_max]; 5];
             let mut arclen = vec![0.0f32; n_max];
             let mut length = 0.0f32;
-            let [center, outer, inner, tangent, normal] = &mut bufs[..] else {
-                unreachable!()
-            };
-            inflate_lane(
-                &pts,
-                &z,
-                6.0,
-                InflateOut {
-                    center,
-                    outer,
-                    inner,
-                    tangent,
-                    normal,
-                    arclen: &mut arclen,
-                    length: &mut length,
-                    stale: n_max,
-                },
-            );
+            inflate_into(&pts, &z, 6.0, &mut bufs, &mut arclen, &mut length, n_max);
             let want = reference(&pts, &z, 6.0);
             for (i, row) in want[..n].iter().enumerate() {
                 let mut got = [0.0; 16];
@@ -279,6 +262,34 @@ mod tests {
             assert!(arclen[n..].iter().all(|a| a.is_nan()));
         }
     }
+
+    /// `inflate_lane` into the five point buffers `bufs` (center, outer, inner, tangent,
+    /// normal), `arclen` and `length`.
+    fn inflate_into(
+        pts: &[Vec2],
+        z: &[f32],
+        half_width_m: f32,
+        bufs: &mut [Vec<Vec3>],
+        arclen: &mut [f32],
+        length: &mut f32,
+        stale: usize,
+    ) {
+        let [center, outer, inner, tangent, normal] = bufs else {
+            unreachable!()
+        };
+        let out = InflateOut {
+            center,
+            outer,
+            inner,
+            tangent,
+            normal,
+            arclen,
+            length,
+            stale,
+        };
+        inflate_lane(pts, z, half_width_m, out);
+    }
+
     /// A shorter track written over a longer one pads exactly the longer one's rows past its
     /// count; rows past the previous count are left as they are.
     #[test]
@@ -298,25 +309,17 @@ mod tests {
         // 20 points over a fresh (all-NaN) slice, then 7 over them, then 12 over those.
         let mut stale = 0;
         for n in [20usize, 7, 12] {
-            let [center, outer, inner, tangent, normal] = &mut bufs[..] else {
-                unreachable!()
-            };
             // A sentinel past both counts: the write must not touch it.
-            center[n_max - 1] = Vec3::splat(5.0);
-            inflate_lane(
+            bufs[0][n_max - 1] = Vec3::splat(5.0);
+            let z = vec![0.0; n];
+            inflate_into(
                 &circle(n),
-                &vec![0.0; n],
+                &z,
                 4.0,
-                InflateOut {
-                    center,
-                    outer,
-                    inner,
-                    tangent,
-                    normal,
-                    arclen: &mut arclen,
-                    length: &mut length,
-                    stale,
-                },
+                &mut bufs,
+                &mut arclen,
+                &mut length,
+                stale,
             );
             assert_eq!(bufs[0][n_max - 1], Vec3::splat(5.0), "n {n}");
             bufs[0][n_max - 1] = Vec3::NAN;
