@@ -298,6 +298,11 @@ impl Circuit {
             let chicane_first = (k + 1 < legs.len()) & (next.straight >= 0.0);
             (legs[k].straight < 0.0) & !chicane_first
         };
+        // A single corner turning the lap's way below the cap: the turns the rescaling scales.
+        let is_free = |k: usize, legs: &[Leg]| {
+            let t = legs[k].turn;
+            is_single(k, legs) & (t > 0.0) & (t < MAX_TURN)
+        };
         let sums = |legs: &[Leg]| {
             // Adding +0 leaves a sum that starts at +0 as it is.
             let (mut pos, mut neg) = (0.0f32, 0.0f32);
@@ -334,9 +339,7 @@ impl Circuit {
             }
             let mut newly = false;
             for k in 0..legs.len() {
-                let t = legs[k].turn;
-                let free_turn = is_single(k, legs) & (t > 0.0) & (t < MAX_TURN);
-                if free_turn & (t * factor > MAX_TURN) {
+                if is_free(k, legs) & (legs[k].turn * factor > MAX_TURN) {
                     free -= legs[k].turn;
                     legs[k].turn = MAX_TURN;
                     pinned += MAX_TURN;
@@ -346,8 +349,7 @@ impl Circuit {
             if !newly {
                 for k in 0..legs.len() {
                     let t = legs[k].turn;
-                    let free_turn = is_single(k, legs) & (t > 0.0) & (t < MAX_TURN);
-                    legs[k].turn = if free_turn { t * factor } else { t };
+                    legs[k].turn = if is_free(k, legs) { t * factor } else { t };
                 }
                 return true;
             }
