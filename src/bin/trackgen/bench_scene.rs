@@ -79,6 +79,17 @@ const ROWS: [&str; 4] = ["sdf", "size", "dedup", "rays"];
 /// The presets `--ray-presets` may name.
 const RAY_PRESETS: [&str; 3] = ["rooms", "gates", "forest"];
 
+/// An error naming the first of `given` (the values of `flag`) that is not one of `allowed`.
+fn check_names(flag: &str, given: &[String], allowed: &[&str]) -> Result<()> {
+    match given.iter().find(|g| !allowed.contains(&g.as_str())) {
+        Some(bad) => Err(Error::Invalid(format!(
+            "{flag} {bad}: expected some of {}",
+            allowed.join(",")
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Runs `trackgen bench-scene`: checks the arguments, then prints the table.
 pub fn bench_scene(args: BenchSceneArgs) -> Result<()> {
     if let Some(bad) = args
@@ -90,22 +101,8 @@ pub fn bench_scene(args: BenchSceneArgs) -> Result<()> {
             "--res {bad}: expected powers of two in [8, 512]"
         )));
     }
-    if let Some(bad) = args.rows.iter().find(|r| !ROWS.contains(&r.as_str())) {
-        return Err(Error::Invalid(format!(
-            "--rows {bad}: expected some of {}",
-            ROWS.join(",")
-        )));
-    }
-    if let Some(bad) = args
-        .ray_presets
-        .iter()
-        .find(|p| !RAY_PRESETS.contains(&p.as_str()))
-    {
-        return Err(Error::Invalid(format!(
-            "--ray-presets {bad}: expected some of {}",
-            RAY_PRESETS.join(",")
-        )));
-    }
+    check_names("--rows", &args.rows, &ROWS)?;
+    check_names("--ray-presets", &args.ray_presets, &RAY_PRESETS)?;
     // The ray rows hold a camera per env: origin, direction, distance, hit, steps per ray.
     let rays = u128::from(args.camera) * u128::from(args.camera) * u128::from(args.envs);
     check_memory(
