@@ -33,6 +33,10 @@ pub struct InflateOut<'a> {
 /// its own writes stop short of its rows' ends.
 const PREFETCH_LINES: usize = 8;
 
+/// How many rows short of its rows' ends a lane's writes must stop for it to prefetch the next
+/// env's rows (nearer the end, the hardware's stream prefetch still runs on into them).
+const PREFETCH_GAP_ROWS: usize = 16;
+
 /// Inflates the closed curve `pts` with heights `z` into `out`; pads past `pts.len()` with NaN
 /// (the rows up to `out.stale`: the rows past it are NaN already).
 pub fn inflate_lane(pts: &[Vec2], z: &[f32], half_width_m: f32, out: InflateOut<'_>) {
@@ -43,7 +47,7 @@ pub fn inflate_lane(pts: &[Vec2], z: &[f32], half_width_m: f32, out: InflateOut<
     // start on lines still in memory: ask for their first lines now. (Writing the padding out
     // to the rows' ends kept the streams going, at the cost of the stores; with neither, the
     // circuit preset's inflate pass ran ~25% slower.)
-    if out.stale.max(n) + 2 * PREFETCH_LINES < out.arclen.len() {
+    if out.stale.max(n) + PREFETCH_GAP_ROWS < out.arclen.len() {
         let rows = [
             out.center.as_ptr_range(),
             out.outer.as_ptr_range(),

@@ -481,7 +481,8 @@ impl Pipeline {
     /// and inflation. `seed` and `env_base` are the run's parameters.
     fn plan<'a>(&self, seed: u64, env_base: u64) -> Vec<Op<TrackState<'a>>> {
         let t = &self.preset.track;
-        let n_envs = self.n_envs as u32;
+        // A run of the plan covers one tile of envs (the whole batch off the CPU).
+        let lanes = self.tile as u32;
         let n_max = self.n_max;
         let pass = |kernel: Option<&'static str>,
                     name: &str,
@@ -493,7 +494,7 @@ impl Pipeline {
                 name: name.to_string(),
                 params,
                 buffers: buffers.to_vec(),
-                lanes: n_envs,
+                lanes,
                 cpu,
             })
         };
@@ -564,7 +565,7 @@ impl Pipeline {
             attempt_body.push(pass(
                 Some("tg_track_copy_flags"),
                 "copy flags",
-                params_bytes(&CountParams { n: n_envs, pad: 0 }),
+                params_bytes(&CountParams { n: lanes, pad: 0 }),
                 &[(buf::ACTIVE, r), (buf::GEN_ACTIVE, w)],
                 Arc::new(|st, _| st.s.gen_active.copy_from_slice(&st.s.active)),
             ));
@@ -810,7 +811,7 @@ impl Pipeline {
         let mut body = vec![pass(
             Some("tg_track_begin"),
             "begin",
-            params_bytes(&CountParams { n: n_envs, pad: 0 }),
+            params_bytes(&CountParams { n: lanes, pad: 0 }),
             &[
                 (buf::MASK, r),
                 (buf::ACTIVE, w),
