@@ -48,7 +48,8 @@ pub struct Pipeline {
     relax: RelaxConsts,
     validity: ValidityConsts,
     scratch: Scratch,
-    /// Per-thread scratch of the CPU's validity and relaxation-check passes.
+    /// Per-thread scratch of the CPU's generator (a stage without windows), resampling,
+    /// validity and relaxation-check passes.
     thread_scratch: Arc<ThreadScratches>,
     /// The buffers on the device (the CUDA backend).
     device: Option<DeviceState>,
@@ -147,6 +148,9 @@ struct ThreadScratches {
     /// Curvature resampling's rows ([`ADAPTIVE_SCRATCH_ROWS`] · raw_max words; empty for
     /// constant spacing).
     resample: ThreadScratch<Vec<f32>>,
+    /// The generator's scratch words (`f32`, `u32`) of a stage without windows, whose scratch
+    /// carries nothing from its pass to another (empty for a stage with windows).
+    generator: ThreadScratch<(Vec<f32>, Vec<u32>)>,
 }
 
 /// Per-env scratch buffers, sized once.
@@ -208,6 +212,11 @@ impl Pipeline {
         let raw_max = stage.max_points().max(3);
         let gen_scratch_len = stage.scratch_len().max(1);
         let gen_u32_len = stage.scratch_u32_len().max(1);
+        // A stage without windows needs its scratch only while its lane runs: on the CPU each
+        // thread reuses one set, which stays in cache, instead of one per env (the circuit
+        // generator's is ~26 KB a lane, 13 MB a 512-env tile, which pushed the tile's other
+        // buffers out of cache as it filled).
+        let windowless = stage.max_windows() == 0;
         let lattice_len = lattice_len(&preset.zprofile).max(1);
         // `rows` rows of `k` elements (`rows` is `n_envs`, or 0 for rows a backend never reads).
         let rows_of = |rows: usize, k: usize, what: &str| {
@@ -229,6 +238,8 @@ impl Pipeline {
             tile
         };
         let per_kernel_env = |k: usize, what: &str| rows_of(kernel_rows, k, what);
+        let generator_rows = if windowless { kernel_rows } else { tile };
+        let per_generator_env = |k: usize, what: &str| rows_of(generator_rows, k, what);
         // Curvature resampling's rows per env (per thread on the CPU).
         let resample_len = if preset.track.sampling == Sampling::Curvature {
             raw_max.checked_mul(ADAPTIVE_SCRATCH_ROWS).ok_or_else(|| {
@@ -243,12 +254,20 @@ impl Pipeline {
             validity: ThreadScratch::new(backend.launch(), || ValidityBuffers::new(n_max)),
             relax: ThreadScratch::new(backend.launch(), || vec![Vec2::ZERO; 2 * n_max]),
             resample: ThreadScratch::new(backend.launch(), || vec![0.0; resample_len]),
+            generator: ThreadScratch::new(backend.launch(), || {
+                let (len, u32_len) = if windowless {
+                    (gen_scratch_len, gen_u32_len)
+                } else {
+                    (0, 0)
+                };
+                (vec![0.0; len], vec![0; u32_len])
+            }),
         });
         let scratch = Scratch {
             raw: vec![Vec2::ZERO; per_env(raw_max, "raw points")?],
             raw_count: vec![0; tile],
-            gen: vec![0.0; per_env(gen_scratch_len, "generator scratch words")?],
-            gen_u32: vec![0; per_env(gen_u32_len, "generator integer scratch words")?],
+            gen: vec![0.0; per_generator_env(gen_scratch_len, "generator scratch words")?],
+            gen_u32: vec![0; per_generator_env(gen_u32_len, "generator integer scratch words")?],
             pts: vec![Vec2::ZERO; per_env(n_max, "points")?],
             count: vec![0; tile],
             z: vec![0.0; per_env(n_max, "heights")?],
@@ -520,6 +539,8 @@ impl Pipeline {
         gen_params.resize(gen_params.len().div_ceil(8) * 8, 0);
         let (raw_max, gen_len, gen_u32_len) =
             (self.raw_max, self.gen_scratch_len, self.gen_u32_len);
+        let windows = self.stage.max_windows();
+        let generator_scratch = self.thread_scratch.clone();
         attempt_body.push(pass(
             kernel.as_ref().map(|k| k.name),
             &stage_name,
@@ -535,32 +556,51 @@ impl Pipeline {
             ],
             Arc::new(move |st, launch| {
                 let s = &mut *st.s;
+                let run = |e: usize,
+                           raw: &mut [Vec2],
+                           raw_count: &mut u32,
+                           scratch: &mut [f32],
+                           scratch_u32: &mut [u32],
+                           attempt: u8,
+                           generation: u32| {
+                    let stream = stream::with_attempt(stream::GENERATE, u32::from(attempt));
+                    let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stream);
+                    let n = stage.run_lane(&mut rng, scratch, scratch_u32, raw);
+                    *raw_count = n.min(raw.len()) as u32;
+                };
                 let lanes = (
                     s.raw.par_chunks_mut(raw_max),
                     s.raw_count.par_iter_mut(),
-                    (
-                        s.gen.par_chunks_mut(gen_len),
-                        s.gen_u32.par_chunks_mut(gen_u32_len),
-                    ),
                     s.active.par_iter(),
                     s.attempt.par_iter(),
                     st.batch.generation[st.envs.clone()].par_iter(),
                 );
+                if windows == 0 {
+                    launch.lanes_with_scratch(
+                        lanes.into_par_iter(),
+                        &generator_scratch.generator,
+                        |(scratch, scratch_u32), e, (raw, raw_count, &act, &attempt, &gen)| {
+                            if act != 0 {
+                                run(e, raw, raw_count, scratch, scratch_u32, attempt, gen);
+                            }
+                        },
+                    );
+                    return;
+                }
+                let scratch = (
+                    s.gen.par_chunks_mut(gen_len),
+                    s.gen_u32.par_chunks_mut(gen_u32_len),
+                );
                 launch.lanes(
-                    lanes.into_par_iter(),
-                    |e, (raw, raw_count, (scratch, scratch_u32), &act, &attempt, &generation)| {
-                        if act == 0 {
-                            return;
+                    (lanes, scratch).into_par_iter(),
+                    |e, ((raw, raw_count, &act, &attempt, &gen), (scratch, scratch_u32))| {
+                        if act != 0 {
+                            run(e, raw, raw_count, scratch, scratch_u32, attempt, gen);
                         }
-                        let stream = stream::with_attempt(stream::GENERATE, u32::from(attempt));
-                        let mut rng = LaneRng::new(seed, env_base + e as u64, generation, stream);
-                        let n = stage.run_lane(&mut rng, scratch, scratch_u32, raw);
-                        *raw_count = n.min(raw.len()) as u32;
                     },
                 );
             }),
         ));
-        let windows = self.stage.max_windows();
         if windows > 0 {
             attempt_body.push(pass(
                 Some("tg_track_copy_flags"),
