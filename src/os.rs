@@ -107,6 +107,31 @@ pub fn check_cpu() -> crate::Result<()> {
     )))
 }
 
+/// The CPU time this process has used so far, all its threads together
+/// (`CLOCK_PROCESS_CPUTIME_ID`); `None` where that clock cannot be read. Unlike the wall clock,
+/// it does not count the time other processes hold the cores, so on a shared machine it
+/// measures the work itself.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+pub fn process_cpu_time() -> Option<std::time::Duration> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` writes one `timespec` through the pointer, which points at a
+    // live, writable `timespec` for the whole call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    let secs = u64::try_from(ts.tv_sec).ok()?;
+    let nanos = u32::try_from(ts.tv_nsec).ok()?;
+    (rc == 0).then(|| std::time::Duration::new(secs, nanos))
+}
+
+/// The CPU time this process has used so far: not available off Unix.
+#[cfg(not(unix))]
+pub fn process_cpu_time() -> Option<std::time::Duration> {
+    None
+}
+
 /// Hints the cache to fetch the line holding `p` for writing soon (`prefetchw`); a no-op where
 /// the target has no such hint. Any address may be given: a prefetch never faults and changes
 /// no memory.

@@ -519,13 +519,17 @@ fn bench_prints_one_row_per_combination() {
     assert!(
         lines[0].contains("tracks/s")
             && lines[0].contains("µs/track")
+            && lines[0].contains("cpu-µs/track")
             && lines[0].contains("yield")
     );
     for line in &lines[1..] {
         let cols: Vec<&str> = line.split_whitespace().collect();
-        assert_eq!(cols.len(), 7, "{line}");
+        assert_eq!(cols.len(), 8, "{line}");
         let tracks_per_s: f64 = cols[4].parse().unwrap();
-        let yield_fraction: f64 = cols[6].parse().unwrap();
+        // The process's CPU time per track (all threads): a clock every Unix has.
+        let cpu_us: f64 = cols[6].parse().unwrap();
+        assert!(cpu_us > 0.0, "{line}");
+        let yield_fraction: f64 = cols[7].parse().unwrap();
         assert!(
             tracks_per_s > 0.0 && (0.0..=1.0).contains(&yield_fraction),
             "{line}"

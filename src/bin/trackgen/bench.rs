@@ -124,8 +124,8 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     Backend::new(args.device, Launch::new())?;
     emit(&format!("device: {}\n", args.device))?;
     emit(&format!(
-        "{:<12} {:<11} {:>8} {:>7} {:>12} {:>10} {:>7}\n",
-        "preset", "generator", "threads", "envs", "tracks/s", "µs/track", "yield"
+        "{:<12} {:<11} {:>8} {:>7} {:>12} {:>10} {:>13} {:>7}\n",
+        "preset", "generator", "threads", "envs", "tracks/s", "µs/track", "cpu-µs/track", "yield"
     ))?;
     let mut shapes = String::new();
     let mut pass_rows = String::new();
@@ -145,12 +145,16 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 let mut batch = pipe.new_batch(0)?;
                 pipe.generate(args.seed, 0, &mut batch)?;
                 let mut seconds = Vec::with_capacity(args.reps as usize);
+                let mut cpu_seconds = Vec::with_capacity(args.reps as usize);
                 let mut valid = 0u64;
                 let mut pass_time = BTreeMap::<String, Duration>::new();
                 for rep in 1..=args.reps {
-                    let t = Instant::now();
+                    let (t, cpu) = (Instant::now(), trackgen::os::process_cpu_time());
                     pipe.generate(args.seed, rep, &mut batch)?;
                     seconds.push(t.elapsed().as_secs_f64());
+                    if let (Some(start), Some(end)) = (cpu, trackgen::os::process_cpu_time()) {
+                        cpu_seconds.push((end - start).as_secs_f64());
+                    }
                     valid += batch.valid.iter().map(|&v| u64::from(v != 0)).sum::<u64>();
                     for (pass, d) in &pipe.last_trace().pass_time {
                         *pass_time.entry(pass.clone()).or_default() += *d;
@@ -167,15 +171,21 @@ pub fn bench(args: BenchArgs) -> Result<()> {
                 }
                 seconds.sort_by(f64::total_cmp);
                 let median = seconds[seconds.len() / 2].max(1e-12);
+                cpu_seconds.sort_by(f64::total_cmp);
+                let cpu_per_track = match cpu_seconds.get(cpu_seconds.len() / 2) {
+                    Some(s) => format!("{:.2}", s * 1e6 / n as f64),
+                    None => "-".into(),
+                };
                 let yield_fraction = valid as f64 / (n as f64 * f64::from(args.reps));
                 emit(&format!(
-                    "{:<12} {:<11} {:>8} {:>7} {:>12.0} {:>10.2} {:>7.4}\n",
+                    "{:<12} {:<11} {:>8} {:>7} {:>12.0} {:>10.2} {:>13} {:>7.4}\n",
                     preset.source,
                     pipe.stage_name(),
                     thread_label,
                     n,
                     n as f64 / median,
                     median * 1e6 / n as f64,
+                    cpu_per_track,
                     yield_fraction
                 ))?;
                 last_batch = Some(batch);
