@@ -531,18 +531,28 @@ fn same_line_crosses(line: &[Vec2], g_hi: usize, codes: &mut [u8], window: &mut 
         }
         span += t;
     }
-    let window = &window[..n];
-    let some_open = window.iter().fold(0u16, |acc, &w| acc | u16::from(w == 0)) != 0;
-    if !some_open {
-        return false;
-    }
     let at = |i: usize| line[if i < n { i } else { i - n }];
-    (0..n).filter(|&k| window[k] == 0).any(|k| {
+    let crosses_from = |k: usize| {
         let mut run = codes[k] & codes[k + 1];
         (2..=g_hi).any(|g| {
             run &= codes[k + g];
             run == 0 && segments_intersect(at(k), at(k + 1), at(k + g), at(k + g + 1))
         })
+    };
+    // The open windows (0) found 32 at a time as the bits of a mask, so a track's few corners
+    // cost a branch each rather than every segment one.
+    window[..n].chunks(32).enumerate().any(|(c, block)| {
+        let mut open = block
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (t, &w)| m | u32::from(w == 0) << t);
+        while open != 0 {
+            if crosses_from(32 * c + open.trailing_zeros() as usize) {
+                return true;
+            }
+            open &= open - 1;
+        }
+        false
     })
 }
 
@@ -920,20 +930,21 @@ impl<'a> Ring<'a> {
     /// other order here, and a difference negated is the negated difference, so its magnitude
     /// is the arc length between them (the lengths grow along the centre).
     fn thin_at_gap(&self, t: &Thickness<'_>, g: usize) -> bool {
-        let mut thin = 0u32;
+        // One flag per lane, folded once at the end.
+        let mut thin = [0u32; LANES];
         for start in (0..self.n).step_by(LANES) {
             let d2 = self.block_dist2(start, g);
             let (a, b) = (
                 &self.arc[start..start + LANES],
                 &self.arc[start + g..start + g + LANES],
             );
-            for ((&d2, &a), &b) in d2.iter().zip(a).zip(b) {
+            for (((thin, &d2), &a), &b) in thin.iter_mut().zip(&d2).zip(a).zip(b) {
                 let gap = (b - a).abs();
                 let arc = gap.min(t.total - gap);
-                thin |= u32::from(arc > t.neighbour_arc) & u32::from(d2 < t.min_sep2);
+                *thin |= u32::from(arc > t.neighbour_arc) & u32::from(d2 < t.min_sep2);
             }
         }
-        thin != 0
+        thin != [0; LANES]
     }
 
     /// Whether `ok(i, j)` fails for some pair of cyclic gap `g` (`1 ≤ g ≤ n / 2`) whose points
