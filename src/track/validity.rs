@@ -340,8 +340,8 @@ impl Thickness<'_> {
 /// and room for `n / 2` wrapped, each) and the window's (as long as one polyline's codes):
 /// `≤ 12·n` bytes, `3·n` words, later (the codes done with) the coordinates of both borders one
 /// array per axis (`4·n` words, `near_segments_cross`); before all of these the centre's
-/// [`Ring`] (`3·(n + n / 2 + 8)` words) — within `9·n` for the `n ≥ MIN_POINTS` the check looks
-/// at.
+/// ring (`Ring`, `3·(n + n / 2 + 8)` words) — within `9·n` for the `n ≥ MIN_POINTS` the
+/// check looks at.
 pub const BOX_WORDS: usize = 9;
 
 /// Words of box scratch per point of the CUDA twin (`TG_BOX_WORDS` of `validity.cuh`, the row of
