@@ -685,11 +685,10 @@ fn block_crossing(
 ///   leaves out most of them;
 /// - a pair failing thickness is closer than `2·(1 − SLACK)·hw`, under both bounds.
 ///
-/// The gaps from `near + 1` to the next gap just below a multiple of `CHUNK`
-/// (`Ring::far_pairs_fail`) and the chunk search (`chunks`) past it find every point pair within `reach` at a gap past
-/// `near`; each such pair tests the thickness of its two points and every segment pair at its
-/// ends. So every pair the module doc names is tested, with the same predicates as an all-pairs
-/// scan.
+/// The gaps from `near + 1` to `searched` (`pass_gaps`; `Ring::far_pairs_fail`) and the chunk
+/// search (`chunks`) past it find every point pair within `reach` at a gap past `near`; each
+/// such pair tests the thickness of its two points and every segment pair at its ends. So
+/// every pair the module doc names is tested, with the same predicates as an all-pairs scan.
 fn close_pairs_pass(
     pts: &[Vec2],
     border: &[Vec2],
