@@ -337,11 +337,11 @@ impl Thickness<'_> {
 /// Words of scratch per point of the centerline: the boxes of the blocks of two segments of
 /// both borders (4 words, `lo.x`, `lo.y`, `hi.x`, `hi.y`, per block of each: `8·⌈n / 2⌉ ≤
 /// 4·n + 4`), then the segments' direction codes of the three polylines (2 bytes per segment,
-/// and room for `n / 2` wrapped, each) and the window's (as long as one polyline's codes):
-/// `≤ 12·n` bytes, `3·n` words, later (the codes done with) the coordinates of both borders one
-/// array per axis (`4·n` words, `near_segments_cross`); before all of these the centre's
-/// ring (`Ring`, `3·(n + n / 2 + 8)` words) — within `9·n` for the `n ≥ MIN_POINTS` the
-/// check looks at.
+/// and room for `n / 2` wrapped, each) and the window's (as long as one polyline's codes and
+/// a block of `WINDOW_BLOCK` more): `≤ 12·n + 32` bytes, `3·n + 8` words, later (the codes
+/// done with) the coordinates of both borders one array per axis (`4·n` words,
+/// `near_segments_cross`); before all of these the centre's ring (`Ring`, `3·(n + n / 2 + 8)`
+/// words) — within `9·n` for the `n ≥ MIN_POINTS` the check looks at.
 pub const BOX_WORDS: usize = 9;
 
 /// Words of box scratch per point of the CUDA twin (`TG_BOX_WORDS` of `validity.cuh`, the row of
@@ -480,10 +480,14 @@ fn longest_segment2(line: &[Vec2]) -> f32 {
     f32::from_bits(longest)
 }
 
+/// Codes per block of [`same_line_crosses`]'s doubling passes: the passes run whole blocks, no
+/// tail one code at a time (whose length changes from pass to pass, a mispredicted exit each).
+const WINDOW_BLOCK: usize = 16;
+
 /// Whether two segments of the closed polyline `line` at cyclic gap `2..=g_hi` (`g_hi ≤ n / 2`)
 /// meet, testing only the pairs that no monotone run separates. `codes` holds the
 /// [`segment_directions`] in its first `2·n` of `2·(n + g_hi)` bytes; `window` is scratch of
-/// `2·(n + g_hi)` bytes; both start at even addresses.
+/// `2·(n + g_hi + WINDOW_BLOCK)` bytes; both start at even addresses.
 ///
 /// A run: if the segments `k..=k + g` (`g ≥ 2`, indices mod `n`) all rise on `x` as the stored
 /// points compare, `x_k < x_{k+1} < x_{k+2} ≤ … ≤ x_{k+g} < x_{k+g+1}`, so the box of segment
@@ -496,7 +500,9 @@ fn longest_segment2(line: &[Vec2]) -> f32 {
 /// turn slowly enough that it rarely is. The AND over `g_hi + 1` codes is built by doubling: the
 /// ANDs over spans of `s` codes, ANDed with themselves `t ≤ s` further on, are the ANDs over
 /// spans of `s + t` (AND is idempotent, so the overlap is harmless), so `⌈log₂(g_hi + 1)⌉`
-/// passes make it, each over at most `n + g_hi` codes.
+/// passes make it, each over at most `n + g_hi` codes, in whole blocks of [`WINDOW_BLOCK`]:
+/// the window's entries past a pass's range are ANDs of whatever lies there, and no entry in
+/// range reads them (entry `k` of a pass reads `k + t`, in range of the pass before).
 fn same_line_crosses(line: &[Vec2], g_hi: usize, codes: &mut [u8], window: &mut [u8]) -> bool {
     let n = line.len();
     if g_hi < 2 {
@@ -505,29 +511,22 @@ fn same_line_crosses(line: &[Vec2], g_hi: usize, codes: &mut [u8], window: &mut 
     let codes = &mut codes[..2 * (n + g_hi)];
     codes.copy_within(0..2 * g_hi, 2 * n);
     let codes: &[u16] = bytemuck::cast_slice(&*codes);
-    let window: &mut [u16] = bytemuck::cast_slice_mut(&mut window[..2 * (n + g_hi)]);
-    window.copy_from_slice(codes);
+    let window: &mut [u16] = bytemuck::cast_slice_mut(&mut window[..2 * (n + g_hi + WINDOW_BLOCK)]);
+    window[..n + g_hi].copy_from_slice(codes);
     // `window[k]` is the AND of `codes[k..k + span]` for `k < n + g_hi + 1 − span`.
     let mut span = 1;
     while span <= g_hi {
         let t = span.min(g_hi + 1 - span);
         let len = n + g_hi + 1 - (span + t);
-        // In place, forwards: `window[k + t]` is read before it is written (a block of
-        // `ahead` at a time, copied out first, so each block runs as whole vectors).
-        const AHEAD: usize = 16;
-        let mut k = 0;
-        while k + AHEAD <= len {
-            let ahead: [u16; AHEAD] = window[k + t..k + t + AHEAD]
+        // In place, forwards: `window[k + t]` is read before it is written (a block at a
+        // time, copied out first, so each block runs as whole vectors).
+        for k in (0..len).step_by(WINDOW_BLOCK) {
+            let ahead: [u16; WINDOW_BLOCK] = window[k + t..k + t + WINDOW_BLOCK]
                 .try_into()
-                .expect("a block of AHEAD codes");
-            for (w, a) in window[k..k + AHEAD].iter_mut().zip(ahead) {
+                .expect("a block of WINDOW_BLOCK codes");
+            for (w, a) in window[k..k + WINDOW_BLOCK].iter_mut().zip(ahead) {
                 *w &= a;
             }
-            k += AHEAD;
-        }
-        while k < len {
-            window[k] &= window[k + t];
-            k += 1;
         }
         span += t;
     }
@@ -784,10 +783,10 @@ fn close_pairs_pass(
     let (block_words, after_blocks) = seg_boxes.split_at_mut(8 * nb);
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut *after_blocks);
     // Direction codes of each polyline (`2·n` bytes each and room for `n / 2` codes wrapped),
-    // then the window's.
+    // then the window's (and its last block's room).
     let stride = 2 * (n + n / 2);
     let (codes, rest) = bytes.split_at_mut(3 * stride);
-    let window = &mut rest[..stride];
+    let window = &mut rest[..stride + 2 * WINDOW_BLOCK];
     for (q, line) in polylines.iter().enumerate() {
         segment_directions(line, &mut codes[q * stride..(q + 1) * stride]);
     }
