@@ -332,29 +332,16 @@ impl Thickness<'_> {
         let arc = gap.min(self.total - gap);
         (arc > self.neighbour_arc) & (d2 < self.min_sep2)
     }
-
-    /// Whether some pair `(i, i + g mod n)` fails (`min_gap < g ≤ n / 2`).
-    fn fails_at_gap(&self, pts: &[Vec2], g: usize) -> bool {
-        let n = pts.len();
-        let mut thin = false;
-        for i in 0..n - g {
-            thin |= self.fails(i, i + g, dist2(pts[i], pts[i + g]));
-        }
-        for i in n - g..n {
-            let j = i + g - n;
-            thin |= self.fails(j, i, dist2(pts[j], pts[i]));
-        }
-        thin
-    }
 }
 
 /// Words of scratch per point of the centerline: the boxes of the blocks of two segments of
 /// both borders (4 words, `lo.x`, `lo.y`, `hi.x`, `hi.y`, per block of each: `8·⌈n / 2⌉ ≤
 /// 4·n + 4`), then the segments' direction codes of the three polylines (2 bytes per segment,
-/// and room for `n / 2` wrapped, each) and the window's (as long as one polyline's codes):
-/// `≤ 12·n` bytes, `3·n` words, later (the codes done with) the coordinates of both borders one
-/// array per axis (`4·n` words, `near_segments_cross`) — within `9·n` for the `n ≥ MIN_POINTS`
-/// the check looks at.
+/// and room for `n / 2` wrapped, each) and the window's (as long as one polyline's codes and
+/// a block of `WINDOW_BLOCK` more): `≤ 12·n + 32` bytes, `3·n + 8` words, later (the codes
+/// done with) the coordinates of both borders one array per axis (`4·n` words,
+/// `near_segments_cross`); before all of these the centre's ring (`Ring`, `3·(n + n / 2 + 8)`
+/// words) — within `9·n` for the `n ≥ MIN_POINTS` the check looks at.
 pub const BOX_WORDS: usize = 9;
 
 /// Words of box scratch per point of the CUDA twin (`TG_BOX_WORDS` of `validity.cuh`, the row of
@@ -493,10 +480,14 @@ fn longest_segment2(line: &[Vec2]) -> f32 {
     f32::from_bits(longest)
 }
 
+/// Codes per block of [`same_line_crosses`]'s doubling passes: the passes run whole blocks, no
+/// tail one code at a time (whose length changes from pass to pass, a mispredicted exit each).
+const WINDOW_BLOCK: usize = 16;
+
 /// Whether two segments of the closed polyline `line` at cyclic gap `2..=g_hi` (`g_hi ≤ n / 2`)
 /// meet, testing only the pairs that no monotone run separates. `codes` holds the
 /// [`segment_directions`] in its first `2·n` of `2·(n + g_hi)` bytes; `window` is scratch of
-/// `2·(n + g_hi)` bytes; both start at even addresses.
+/// `2·(n + g_hi + WINDOW_BLOCK)` bytes; both start at even addresses.
 ///
 /// A run: if the segments `k..=k + g` (`g ≥ 2`, indices mod `n`) all rise on `x` as the stored
 /// points compare, `x_k < x_{k+1} < x_{k+2} ≤ … ≤ x_{k+g} < x_{k+g+1}`, so the box of segment
@@ -509,7 +500,9 @@ fn longest_segment2(line: &[Vec2]) -> f32 {
 /// turn slowly enough that it rarely is. The AND over `g_hi + 1` codes is built by doubling: the
 /// ANDs over spans of `s` codes, ANDed with themselves `t ≤ s` further on, are the ANDs over
 /// spans of `s + t` (AND is idempotent, so the overlap is harmless), so `⌈log₂(g_hi + 1)⌉`
-/// passes make it, each over at most `n + g_hi` codes.
+/// passes make it, each over at most `n + g_hi` codes, in whole blocks of [`WINDOW_BLOCK`]:
+/// the window's entries past a pass's range are ANDs of whatever lies there, and no entry in
+/// range reads them (entry `k` of a pass reads `k + t`, in range of the pass before).
 fn same_line_crosses(line: &[Vec2], g_hi: usize, codes: &mut [u8], window: &mut [u8]) -> bool {
     let n = line.len();
     if g_hi < 2 {
@@ -518,44 +511,47 @@ fn same_line_crosses(line: &[Vec2], g_hi: usize, codes: &mut [u8], window: &mut 
     let codes = &mut codes[..2 * (n + g_hi)];
     codes.copy_within(0..2 * g_hi, 2 * n);
     let codes: &[u16] = bytemuck::cast_slice(&*codes);
-    let window: &mut [u16] = bytemuck::cast_slice_mut(&mut window[..2 * (n + g_hi)]);
-    window.copy_from_slice(codes);
+    let window: &mut [u16] = bytemuck::cast_slice_mut(&mut window[..2 * (n + g_hi + WINDOW_BLOCK)]);
+    window[..n + g_hi].copy_from_slice(codes);
     // `window[k]` is the AND of `codes[k..k + span]` for `k < n + g_hi + 1 − span`.
     let mut span = 1;
     while span <= g_hi {
         let t = span.min(g_hi + 1 - span);
         let len = n + g_hi + 1 - (span + t);
-        // In place, forwards: `window[k + t]` is read before it is written (a block of
-        // `ahead` at a time, copied out first, so each block runs as whole vectors).
-        const AHEAD: usize = 16;
-        let mut k = 0;
-        while k + AHEAD <= len {
-            let ahead: [u16; AHEAD] = window[k + t..k + t + AHEAD]
+        // In place, forwards: `window[k + t]` is read before it is written (a block at a
+        // time, copied out first, so each block runs as whole vectors).
+        for k in (0..len).step_by(WINDOW_BLOCK) {
+            let ahead: [u16; WINDOW_BLOCK] = window[k + t..k + t + WINDOW_BLOCK]
                 .try_into()
-                .expect("a block of AHEAD codes");
-            for (w, a) in window[k..k + AHEAD].iter_mut().zip(ahead) {
+                .expect("a block of WINDOW_BLOCK codes");
+            for (w, a) in window[k..k + WINDOW_BLOCK].iter_mut().zip(ahead) {
                 *w &= a;
             }
-            k += AHEAD;
-        }
-        while k < len {
-            window[k] &= window[k + t];
-            k += 1;
         }
         span += t;
     }
-    let window = &window[..n];
-    let some_open = window.iter().fold(0u16, |acc, &w| acc | u16::from(w == 0)) != 0;
-    if !some_open {
-        return false;
-    }
     let at = |i: usize| line[if i < n { i } else { i - n }];
-    (0..n).filter(|&k| window[k] == 0).any(|k| {
+    let crosses_from = |k: usize| {
         let mut run = codes[k] & codes[k + 1];
         (2..=g_hi).any(|g| {
             run &= codes[k + g];
             run == 0 && segments_intersect(at(k), at(k + 1), at(k + g), at(k + g + 1))
         })
+    };
+    // The open windows (0) found 32 at a time as the bits of a mask, so a track's few corners
+    // cost a branch each rather than every segment one.
+    window[..n].chunks(32).enumerate().any(|(c, block)| {
+        let mut open = block
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (t, &w)| m | u32::from(w == 0) << t);
+        while open != 0 {
+            if crosses_from(32 * c + open.trailing_zeros() as usize) {
+                return true;
+            }
+            open &= open - 1;
+        }
+        false
     })
 }
 
@@ -688,11 +684,10 @@ fn block_crossing(
 ///   leaves out most of them;
 /// - a pair failing thickness is closer than `2·(1 − SLACK)·hw`, under both bounds.
 ///
-/// The gaps from `near + 1` to the next gap just below a multiple of `CHUNK` (`gap_pairs_fail`)
-/// and the chunk search (`chunks`) past it find every point pair within `reach` at a gap past
-/// `near`; each such pair tests the thickness of its two points and every segment pair at its
-/// ends. So every pair the module doc names is tested, with the same predicates as an all-pairs
-/// scan.
+/// The gaps from `near + 1` to `searched` (`pass_gaps`; `Ring::far_pairs_fail`) and the chunk
+/// search (`chunks`) past it find every point pair within `reach` at a gap past `near`; each
+/// such pair tests the thickness of its two points and every segment pair at its ends. So
+/// every pair the module doc names is tested, with the same predicates as an all-pairs scan.
 fn close_pairs_pass(
     pts: &[Vec2],
     border: &[Vec2],
@@ -704,17 +699,6 @@ fn close_pairs_pass(
 ) -> bool {
     let n = pts.len();
     let polylines = [pts, &border[..n], &border[n..2 * n]];
-    let nb = blocks_of(n);
-    let (block_words, after_blocks) = seg_boxes.split_at_mut(8 * nb);
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut *after_blocks);
-    // Direction codes of each polyline (`2·n` bytes each and room for `n / 2` codes wrapped),
-    // then the window's.
-    let stride = 2 * (n + n / 2);
-    let (codes, rest) = bytes.split_at_mut(3 * stride);
-    let window = &mut rest[..stride];
-    for (q, line) in polylines.iter().enumerate() {
-        segment_directions(line, &mut codes[q * stride..(q + 1) * stride]);
-    }
     let longest2 = [
         centre_longest2,
         longest_segment2(polylines[1]),
@@ -729,15 +713,82 @@ fn close_pairs_pass(
     }
     let longest = longest2[0].max(border_longest2).sqrt();
     let reach = 1.01 * (2.0 * hw + longest);
+    let reach2 = reach * reach;
     // What `reach` adds to its bound for rounding.
     let slack = 0.01 * (2.0 * hw + longest);
     let (near, searched) = pass_gaps(reach, thickness.total / n as f32, n);
     let half = n / 2;
-    // Thickness at gaps min_gap < g ≤ near.
-    for g in thickness.min_gap + 1..=near.min(half) {
-        if thickness.fails_at_gap(pts, g) {
+    let prev = |k: usize| if k == 0 { n - 1 } else { k - 1 };
+    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
+    // The largest squared length of the segments that end at point `k` (`k − 1 → k` and
+    // `k → k + 1`) of the three polylines (all finite here, as their longest is).
+    let longest_at = |k: usize| {
+        let (p, q) = (prev(k), next(k));
+        polylines.iter().fold(0.0f32, |m, l| {
+            m.max(dist2(l[p], l[k])).max(dist2(l[k], l[q]))
+        })
+    };
+    // A pair `i < j` past the near gaps: thickness and the segment pairs at its ends.
+    let far_pair_ok = |i: usize, j: usize| {
+        let d2 = dist2(pts[i], pts[j]);
+        // Points are finite here, so `d2` is a number.
+        if d2 > reach2 {
+            return true;
+        }
+        // The same bound from the segments at hand (`reach` takes the longest of all), with
+        // `reach`'s slack: on unevenly spaced curves most pairs within `reach` are out of it,
+        // and skip the twenty segment tests below.
+        let local_reach = 2.0 * hw + 0.5 * (longest_at(i).sqrt() + longest_at(j).sqrt()) + slack;
+        if d2 > local_reach * local_reach {
+            return true;
+        }
+        let gap = j - i;
+        if gap.min(n - gap) > thickness.min_gap && thickness.fails(i, j, d2) {
             return false;
         }
+        for k in [prev(i), i] {
+            for m in [prev(j), j] {
+                let gap = k.abs_diff(m);
+                let consecutive = gap.min(n - gap) <= 1;
+                for (qa, qb) in POLYLINE_PAIRS {
+                    if qa == qb && consecutive {
+                        continue;
+                    }
+                    let (a, b) = (polylines[qa], polylines[qb]);
+                    if segments_intersect(a[k], a[next(k)], b[m], b[next(m)]) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    };
+    // The centre's pairs at whole gaps, over the ring (in the words the boxes and codes take
+    // next): thickness at gaps min_gap < g ≤ near, and from `near + 1` to `searched` the pairs
+    // within `reach` put to `far_pair_ok` (the chunk search takes the gaps past `searched`).
+    let (thin_gaps, far_gaps) = (thickness.min_gap + 1..=near.min(half), near + 1..=searched);
+    if !thin_gaps.is_empty() || !far_gaps.is_empty() {
+        let ring = Ring::of(pts, thickness.arclen, seg_boxes);
+        if thin_gaps
+            .into_iter()
+            .any(|g| ring.thin_at_gap(thickness, g))
+            || far_gaps
+                .into_iter()
+                .any(|g| ring.far_pairs_fail(g, reach2, &far_pair_ok))
+        {
+            return false;
+        }
+    }
+    let nb = blocks_of(n);
+    let (block_words, after_blocks) = seg_boxes.split_at_mut(8 * nb);
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut *after_blocks);
+    // Direction codes of each polyline (`2·n` bytes each and room for `n / 2` codes wrapped),
+    // then the window's (and its last block's room).
+    let stride = 2 * (n + n / 2);
+    let (codes, rest) = bytes.split_at_mut(3 * stride);
+    let window = &mut rest[..stride + 2 * WINDOW_BLOCK];
+    for (q, line) in polylines.iter().enumerate() {
+        segment_directions(line, &mut codes[q * stride..(q + 1) * stride]);
     }
     // Segments at gaps ≤ near + 1: each polyline with itself from gap 2 on, only where no
     // monotone run separates the pair (`same_line_crosses`); outer with inner from −(near + 1)
@@ -794,101 +845,128 @@ fn close_pairs_pass(
         return true;
     }
     // Farther pairs, through the chunk search.
-    let reach2 = reach * reach;
-    let prev = |k: usize| if k == 0 { n - 1 } else { k - 1 };
-    let next = |k: usize| if k + 1 == n { 0 } else { k + 1 };
-    // The largest squared length of the segments that end at point `k` (`k − 1 → k` and
-    // `k → k + 1`) of the three polylines (all finite here, as their longest is).
-    let longest_at = |k: usize| {
-        let (p, q) = (prev(k), next(k));
-        polylines.iter().fold(0.0f32, |m, l| {
-            m.max(dist2(l[p], l[k])).max(dist2(l[k], l[q]))
-        })
-    };
-    let mut far_pair_ok = |i: usize, j: usize| {
-        let d2 = dist2(pts[i], pts[j]);
-        // Points are finite here, so `d2` is a number.
-        if d2 > reach2 {
-            return true;
-        }
-        // The same bound from the segments at hand (`reach` takes the longest of all), with
-        // `reach`'s slack: on unevenly spaced curves most pairs within `reach` are out of it,
-        // and skip the twenty segment tests below.
-        let local_reach = 2.0 * hw + 0.5 * (longest_at(i).sqrt() + longest_at(j).sqrt()) + slack;
-        if d2 > local_reach * local_reach {
-            return true;
-        }
-        let gap = j - i;
-        if gap.min(n - gap) > thickness.min_gap && thickness.fails(i, j, d2) {
-            return false;
-        }
-        for k in [prev(i), i] {
-            for m in [prev(j), j] {
-                let gap = k.abs_diff(m);
-                let consecutive = gap.min(n - gap) <= 1;
-                for (qa, qb) in POLYLINE_PAIRS {
-                    if qa == qb && consecutive {
-                        continue;
-                    }
-                    let (a, b) = (polylines[qa], polylines[qb]);
-                    if segments_intersect(a[k], a[next(k)], b[m], b[next(m)]) {
-                        return false;
-                    }
-                }
-            }
-        }
-        true
-    };
-    // The chunk search from the gap `searched ≥ near` (`pass_gaps`); the gaps between go pair by
-    // pair, each pair within `reach` put to the same test (the test passes every pair farther
-    // apart), so every pair the chunk search would have found is tested as before.
-    for g in near + 1..=searched {
-        // Each pair once: at `g = n / 2` the pairs `(i, i + g)` from `i = g` on repeat.
-        let wrapped = if 2 * g == n { 0 } else { g };
-        if gap_pairs_fail(pts, g, wrapped, reach2, &mut far_pair_ok) {
-            return false;
-        }
-    }
     !any_close_pair_fails(pts, chunk_boxes, reach, searched, far_pair_ok)
 }
 
 /// The gaps of `close_pairs_pass` for pairs within `reach` on a closed polyline of `n` points
 /// `mean` apart on average: `near`, the gaps tested in full (cheaper than a search: a chunk
 /// holds CHUNK points; any `near` is correct, and past `n / 2` every pair is near), and
-/// `searched ≥ near`, the gap from which the chunk search takes over: the one just below a
-/// multiple of CHUNK (at most `n / 2`), as a chunk pair whose farthest pair lies a gap or two
-/// past the searched one (the next chunk but one along the track, whose boxes always meet)
-/// would be searched for those one or two pairs.
+/// `searched ≥ near`, the gap from which the chunk search takes over: one chunk past the one
+/// just below a multiple of CHUNK (at most `n / 2`). Just below a multiple, as a chunk pair
+/// whose farthest pair lies a gap or two past the searched one (the next chunk but one along
+/// the track, whose boxes always meet) would be searched for those one or two pairs; a chunk
+/// further, as the chunk pairs of the first diagonal past that (the next chunk but two) meet
+/// more often than not on tracks whose segments are uneven, and the ring's pass over a whole
+/// gap (`Ring::far_pairs_fail`, [`LANES`] pairs at a time) costs less than they do.
 fn pass_gaps(reach: f32, mean: f32, n: usize) -> (usize, usize) {
     let near = ((reach / mean) as usize).saturating_add(CHUNK).min(n);
-    let searched = ((near + 1).next_multiple_of(CHUNK) - 1).min(n / 2);
+    let searched = ((near + 1).next_multiple_of(CHUNK) - 1 + CHUNK).min(n / 2);
     (near, searched)
 }
 
-/// Whether `ok(i, j)` fails for some pair `(i, i + g)` (`i < n − g`) or, for the first
-/// `wrapped` points `i` from `n − g` on, `(i + g − n, i)`, whose points are within `reach2`
-/// squared distance (the caller's points are finite); eight pairs at a time are tested on
-/// distance first.
-fn gap_pairs_fail(
-    pts: &[Vec2],
-    g: usize,
-    wrapped: usize,
-    reach2: f32,
-    ok: &mut impl FnMut(usize, usize) -> bool,
-) -> bool {
-    let n = pts.len();
-    let close = |i: usize, j: usize| dist2(pts[i], pts[j]) <= reach2;
-    let straight = n - g;
-    let mut i = 0;
-    while i + 8 <= straight {
-        let any = (0..8).fold(false, |acc, t| acc | close(i + t, i + t + g));
-        if any && (i..i + 8).any(|i| close(i, i + g) && !ok(i, i + g)) {
-            return true;
+/// Lanes per block of the [`Ring`] passes: one vector of `f32` (AVX2).
+const LANES: usize = 8;
+
+/// The centre's coordinates and arc lengths one array per quantity, the first points repeated
+/// past the last (point `k` at every index `≡ k mod n`, as far as `n + n / 2 + LANES`), so
+/// every pair at a cyclic gap `g ≤ n / 2` is `(k, k + g)` for some `k < n`, with no wrap:
+/// the passes over a whole gap run [`LANES`] pairs at a time to the end, no pair one by one.
+/// The lanes past `n − 1` repeat pairs of lanes below `n`.
+struct Ring<'a> {
+    x: &'a [f32],
+    y: &'a [f32],
+    arc: &'a [f32],
+    /// Points of the centre.
+    n: usize,
+}
+
+impl<'a> Ring<'a> {
+    /// The ring of `pts` and their arc lengths `arclen`, in `words` (`3·(n + n / 2 + LANES)`).
+    fn of(pts: &[Vec2], arclen: &[f32], words: &'a mut [f32]) -> Self {
+        let n = pts.len();
+        let len = n + n / 2 + LANES;
+        let (x, rest) = words[..3 * len].split_at_mut(len);
+        let (y, arc) = rest.split_at_mut(len);
+        for ((x, y), p) in x.iter_mut().zip(y.iter_mut()).zip(pts) {
+            (*x, *y) = (p[0], p[1]);
         }
-        i += 8;
+        arc[..n].copy_from_slice(arclen);
+        for v in [&mut *x, &mut *y, &mut *arc] {
+            // The repeats, as many points at a time as are written.
+            let mut done = n;
+            while done < len {
+                let m = (len - done).min(done);
+                v.copy_within(0..m, done);
+                done += m;
+            }
+        }
+        Self { x, y, arc, n }
     }
-    (i..straight).any(|i| close(i, i + g) && !ok(i, i + g))
-        || (straight..straight + wrapped).any(|i| close(i + g - n, i) && !ok(i + g - n, i))
+
+    /// `dist2` of the pairs `(k, k + g)` for `k` in the block of [`LANES`] from `start` (the
+    /// square of a difference does not see its sign, so either order of the pair gives these
+    /// bits).
+    #[inline(always)]
+    fn block_dist2(&self, start: usize, g: usize) -> [f32; LANES] {
+        let at = |v: &[f32], s: usize| -> [f32; LANES] {
+            v[s..s + LANES].try_into().expect("a block of LANES")
+        };
+        let (xa, ya, xb, yb) = (
+            at(self.x, start),
+            at(self.y, start),
+            at(self.x, start + g),
+            at(self.y, start + g),
+        );
+        std::array::from_fn(|t| {
+            let (dx, dy) = (xa[t] - xb[t], ya[t] - yb[t]);
+            dx * dx + dy * dy
+        })
+    }
+
+    /// Whether some pair at cyclic gap `g` (`min_gap < g ≤ n / 2`) fails the thickness test —
+    /// [`Thickness::fails`], the same bits: the arc lengths of a wrapped pair subtract in the
+    /// other order here, and a difference negated is the negated difference, so its magnitude
+    /// is the arc length between them (the lengths grow along the centre).
+    fn thin_at_gap(&self, t: &Thickness<'_>, g: usize) -> bool {
+        // One flag per lane, folded once at the end.
+        let mut thin = [0u32; LANES];
+        for start in (0..self.n).step_by(LANES) {
+            let d2 = self.block_dist2(start, g);
+            let (a, b) = (
+                &self.arc[start..start + LANES],
+                &self.arc[start + g..start + g + LANES],
+            );
+            for (((thin, &d2), &a), &b) in thin.iter_mut().zip(&d2).zip(a).zip(b) {
+                let gap = (b - a).abs();
+                let arc = gap.min(t.total - gap);
+                *thin |= u32::from(arc > t.neighbour_arc) & u32::from(d2 < t.min_sep2);
+            }
+        }
+        thin != [0; LANES]
+    }
+
+    /// Whether `ok(i, j)` fails for some pair of cyclic gap `g` (`1 ≤ g ≤ n / 2`) whose points
+    /// are within `reach2` squared distance, each such pair handed to it once as `(i, j)` with
+    /// `i < j`: [`LANES`] pairs are tested on distance at a time, and only those within go to
+    /// `ok`.
+    fn far_pairs_fail(&self, g: usize, reach2: f32, ok: &impl Fn(usize, usize) -> bool) -> bool {
+        let n = self.n;
+        // At `g = n / 2` the pairs from `k = n − g` on repeat those below it.
+        let end = if 2 * g == n { n - g } else { n };
+        (0..end).step_by(LANES).any(|start| {
+            let d2 = self.block_dist2(start, g);
+            let close = d2.iter().fold(0u32, |m, &d2| m | u32::from(d2 <= reach2));
+            close != 0
+                && (start..(start + LANES).min(end)).any(|k| {
+                    let (i, j) = if k + g < n {
+                        (k, k + g)
+                    } else {
+                        (k + g - n, k)
+                    };
+                    d2[k - start] <= reach2 && !ok(i, j)
+                })
+        })
+    }
 }
 
 /// Whether segment `k` of `a` meets segment `(k ± g) mod n` of `b` for some `k` and some gap
@@ -1341,13 +1419,13 @@ mod tests {
     }
 
     /// A pinch that only the gaps between the near passes and the chunk search
-    /// (`gap_pairs_fail`) can see: thin stadiums whose straight sides run between 1.96 and 2
+    /// (`Ring::far_pairs_fail`) can see: thin stadiums whose straight sides run between 1.96 and 2
     /// half widths apart (each inner border crosses over past the other side's, parallel to
     /// it, and round the ends the inner border curls back inside: every polyline stays simple),
     /// with one point of a side dented towards the other, so that the thickness fails at a pair
     /// or two across the dent and nothing else fails. The dent moves along the side, so the
-    /// failing gaps sweep from the near gaps through `gap_pairs_fail`'s into the chunk
-    /// search's; the loops whose every failing pair lies in `gap_pairs_fail`'s gaps must be
+    /// failing gaps sweep from the near gaps through `far_pairs_fail`'s into the chunk
+    /// search's; the loops whose every failing pair lies in `far_pairs_fail`'s gaps must be
     /// among them, each decided as the all-pairs scan decides.
     #[test]
     fn pinch_between_the_near_gaps_and_the_chunk_search() {
@@ -1786,9 +1864,8 @@ mod tests {
         assert_both_verdicts(&verdicts, 200);
     }
 
-    /// `gap_pairs_fail` hands every pair of cyclic gap `g` to its test exactly once (with the
-    /// wrapped count `close_pairs_pass` gives it), and with a finite reach every pair within
-    /// it, each as `(i, j)` with `i < j`.
+    /// `Ring::far_pairs_fail` hands every pair of cyclic gap `g` within the reach to its test
+    /// exactly once, each as `(i, j)` with `i < j`, and no other pair.
     #[test]
     fn gap_pairs_are_each_pair_of_the_gap_once() {
         for n in 2usize..=40 {
@@ -1799,14 +1876,20 @@ mod tests {
                     Vec2::new(10.0 * c + 0.5 * (k % 3) as f32, 6.0 * s)
                 })
                 .collect();
+            let arclen = vec![0.0; n];
+            let mut words = vec![0.0; 3 * (n + n / 2 + LANES)];
+            let ring = Ring::of(&pts, &arclen, &mut words);
             for g in 1..=n / 2 {
-                let wrapped = if 2 * g == n { 0 } else { g };
                 for reach2 in [f32::INFINITY, 4.0, 25.0] {
-                    let mut seen = std::collections::BTreeSet::new();
-                    assert!(!gap_pairs_fail(&pts, g, wrapped, reach2, &mut |i, j| {
-                        assert!(i < j && seen.insert((i, j)), "n {n}, g {g}: {i},{j}");
+                    let seen = std::cell::RefCell::new(std::collections::BTreeSet::new());
+                    assert!(!ring.far_pairs_fail(g, reach2, &|i, j| {
+                        assert!(
+                            i < j && seen.borrow_mut().insert((i, j)),
+                            "n {n}, g {g}: {i},{j}"
+                        );
                         true
                     }));
+                    let seen = seen.into_inner();
                     for i in 0..n {
                         for j in i + 1..n {
                             let gap = (j - i).min(n - (j - i));
@@ -1821,12 +1904,12 @@ mod tests {
                     }
                     // The first failing pair stops the pass.
                     if !seen.is_empty() {
-                        let mut calls = 0;
-                        assert!(gap_pairs_fail(&pts, g, wrapped, reach2, &mut |_, _| {
-                            calls += 1;
+                        let calls = std::cell::Cell::new(0);
+                        assert!(ring.far_pairs_fail(g, reach2, &|_, _| {
+                            calls.set(calls.get() + 1);
                             false
                         }));
-                        assert_eq!(calls, 1);
+                        assert_eq!(calls.get(), 1);
                     }
                 }
             }
