@@ -334,8 +334,8 @@ fn cast_in(
     }
     let mut march = March {
         view,
-        p,
-        d,
+        p: [p[0], p[1], p[2], 0.0],
+        d: [d[0], d[1], d[2], 0.0],
         inv,
         res,
         top: (res - 1) as f32,
@@ -434,8 +434,8 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
     }
     let mut march = March {
         view,
-        p: q,
-        d: [1.0, 0.0, 0.0],
+        p: [q[0], q[1], q[2], 0.0],
+        d: [1.0, 0.0, 0.0, 0.0],
         inv: [1.0, f32::INFINITY, f32::INFINITY],
         res: view.info.resolution,
         top: (view.info.resolution - 1) as f32,
@@ -445,7 +445,7 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
         aux: Cursor::new(e.root, view.info.resolution),
         table: None,
     };
-    let v = march.voxel(q);
+    let v = march.voxel(march.p);
     march.locate(v);
     Some(march.exact(q).0 * e.voxel_size)
 }
@@ -604,8 +604,10 @@ impl Cursor {
 /// One ray's state in voxel space.
 struct March<'a, 'v, 't> {
     view: &'a PoolView<'v>,
-    p: [f32; 3],
-    d: [f32; 3],
+    /// The start and the unit direction, the fourth lane 0: a point on the ray (see
+    /// [`at`](Self::at)) is one 4-wide vector, and so is each step that converts it.
+    p: [f32; 4],
+    d: [f32; 4],
     inv: [f32; 3],
     res: u32,
     /// `R − 1`: the last voxel centre's grid coordinate.
@@ -622,24 +624,20 @@ struct March<'a, 'v, 't> {
 }
 
 impl March<'_, '_, '_> {
+    /// The point at ray parameter `t` (the fourth lane 0 for a finite `t`).
     #[inline(always)]
-    fn at(&self, t: f32) -> [f32; 3] {
-        [
-            self.p[0] + t * self.d[0],
-            self.p[1] + t * self.d[1],
-            self.p[2] + t * self.d[2],
-        ]
+    fn at(&self, t: f32) -> [f32; 4] {
+        std::array::from_fn(|a| self.p[a] + t * self.d[a])
     }
 
     /// The voxel holding `q`, clamped into the grid.
     #[inline(always)]
-    fn voxel(&self, q: [f32; 3]) -> [u32; 3] {
+    fn voxel(&self, q: [f32; 4]) -> [u32; 3] {
         let top = self.top;
         // Clamped into [0, top] (a NaN becomes 0 at `fmax`), `top < 2^16`, so the floor is
         // exact in `floor_bits`. Four lanes, the last a dummy, so each step is one 4-wide
         // vector (a cast with saturation is three scalar chains).
-        let q4 = [q[0], q[1], q[2], 0.0];
-        let c: [u32; 4] = std::array::from_fn(|a| floor_bits(fmin(fmax(q4[a], 0.0), top)).1);
+        let c: [u32; 4] = std::array::from_fn(|a| floor_bits(fmin(fmax(q[a], 0.0), top)).1);
         [c[0], c[1], c[2]]
     }
 
@@ -670,10 +668,9 @@ impl March<'_, '_, '_> {
     /// The brick's own trilinear cell at `q` (clamped at the brick's edges, the clamping
     /// distance counted in the penalty).
     #[inline(always)]
-    fn brick_cell(&self, brick: u32, min: [u32; 3], q: [f32; 3]) -> Cell {
+    fn brick_cell(&self, brick: u32, min: [u32; 3], q: [f32; 4]) -> Cell {
         let b = &self.view.bricks[brick as usize];
         // Four lanes, the last a dummy, so each step below is one 4-wide vector.
-        let q4 = [q[0], q[1], q[2], 0.0];
         // `min < 2^16`: exact through `i32`, one vector conversion.
         let m4 = [
             min[0] as i32 as f32,
@@ -681,7 +678,7 @@ impl March<'_, '_, '_> {
             min[2] as i32 as f32,
             0.0,
         ];
-        let x: [f32; 4] = std::array::from_fn(|a| q4[a] - m4[a] - 0.5);
+        let x: [f32; 4] = std::array::from_fn(|a| q[a] - m4[a] - 0.5);
         // The cell's lower corner in the brick: `x` clamped into [0, 6] (never NaN:
         // `fmax(NaN, 0) = 0`), floored.
         let i0: [(f32, u32); 4] = std::array::from_fn(|a| floor_bits(fmin(fmax(x[a], 0.0), 6.0)));
@@ -732,7 +729,7 @@ impl March<'_, '_, '_> {
     fn cross_cell(
         &mut self,
         t: f32,
-        q: [f32; 3],
+        q: [f32; 4],
         t_end: f32,
         cell: Option<&Cell>,
     ) -> (f32, Option<f32>, f32) {
@@ -852,7 +849,7 @@ impl March<'_, '_, '_> {
                 let q = self.at(t);
                 let f = [0, 1, 2].map(|a| q[a] - 0.5 - i[a] as f32);
                 let s_exit = fmax(fmin(exit, t_end) - t, 0.0);
-                if let Some(s) = first_root(cubic_along(k, f, self.d), s_exit) {
+                if let Some(s) = first_root(cubic_along(k, f, [self.d[0], self.d[1], self.d[2]]), s_exit) {
                     return (Walk::Hit(t + s), taken);
                 }
             }
