@@ -377,7 +377,7 @@ fn cast_in(
             continue;
         }
         // Near a surface: the first zero of the interpolant in the cell holding the point.
-        let (exit, root, low) = march.cross_cell(t, q, hi, Some(&cell));
+        let (exit, root, low) = march.cross_cell(t, q, hi);
         if let Some(t_hit) = root {
             return (t_hit * h, HIT, step);
         }
@@ -414,11 +414,6 @@ struct Cell {
     reach: f32,
     /// A corner is saturated inside a solid (its true value may be far below the code).
     solid_near: bool,
-    /// The decoded corners (`x + 2y + 4z` order), reused by [`March::cross_cell`] when its
-    /// cell of the global grid is this one.
-    corners: [f32; 8],
-    /// The global voxel of corner 0.
-    base: [u32; 3],
 }
 
 /// The stored field of env `env` at world point `point`, metres: the trilinear interpolant of the
@@ -688,7 +683,6 @@ impl March<'_, '_, '_> {
         // Per axis, the squared offsets of the point from the cell's lower and upper corner.
         let sq: [[f32; 2]; 3] = std::array::from_fn(|a| [u[a] * u[a], w[a] * w[a]]);
         let base = (i0[0].1 + (i0[1].1 << 3) + (i0[2].1 << 6)) as usize;
-        let global: [u32; 3] = std::array::from_fn(|a| min[a] + i0[a].1);
         // One bounds check for the eight corners (`base ≤ 6 · 73`, so the window fits).
         let w = &b[base..base + 74];
         let pair = |o: usize| u64::from(u16::from_le_bytes([w[o] as u8, w[o + 1] as u8]));
@@ -700,16 +694,12 @@ impl March<'_, '_, '_> {
             return Cell {
                 reach: saturated_reach(k, sq),
                 solid_near: false,
-                corners: [k; 8],
-                base: global,
             };
         }
         let k = packed.to_le_bytes().map(|v| f32::from(v as i8) * step);
         Cell {
             reach: corner_reach(k, sq),
             solid_near: has_byte(packed, -CODE_MAX as u8),
-            corners: k,
-            base: global,
         }
     }
 
@@ -724,14 +714,12 @@ impl March<'_, '_, '_> {
     /// piece that ends at or below zero is searched (Marmitt et al., *Fast and accurate
     /// ray-voxel intersection techniques for iso-surface ray tracing*, VMV 2004).
     ///
-    /// `q` is the point at `t`, and `cell` the brick cell there, if known: its decoded corners
-    /// are used when they are this cell's. The third value is the cell's smallest corner.
+    /// `q` is the point at `t`. The third value is the cell's smallest corner.
     fn cross_cell(
         &mut self,
         t: f32,
         q: [f32; 4],
         t_end: f32,
-        cell: Option<&Cell>,
     ) -> (f32, Option<f32>, f32) {
         let top = self.top;
         let mut i0 = [0u32; 3];
@@ -776,10 +764,7 @@ impl March<'_, '_, '_> {
                 s_exit = fmin(s_exit, fmax((next - g) * self.inv[a], 0.0));
             }
         }
-        let k: [f32; 8] = match cell {
-            Some(c) if i0 == c.base => c.corners,
-            _ => self.grid_corners(i0),
-        };
+        let k = self.grid_corners(i0);
         let low = k.iter().fold(f32::INFINITY, |m, &v| fmin(m, v));
         // Every corner above zero: the interpolant, a convex combination of the corners, stays
         // above the smallest one (at least one code step) across the cell, so it has no root.
