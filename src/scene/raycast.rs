@@ -377,6 +377,9 @@ fn cast_in(
             continue;
         }
         // Near a surface: the first zero of the interpolant in the cell holding the point.
+        // `cross_cell` reads that cell's corners from the brick again: handing the eight decoded
+        // corners over from `brick_cell` kept them alive across every bound step, and cost
+        // 3–4% more instructions per camera ray (callgrind) than the second read here.
         let (exit, root, low) = march.cross_cell(t, q, hi);
         if let Some(t_hit) = root {
             return (t_hit * h, HIT, step);
@@ -599,8 +602,10 @@ impl Cursor {
 /// One ray's state in voxel space.
 struct March<'a, 'v, 't> {
     view: &'a PoolView<'v>,
-    /// The start and the unit direction, the fourth lane 0: a point on the ray (see
-    /// [`at`](Self::at)) is one 4-wide vector, and so is each step that converts it.
+    /// The start and the unit direction, the fourth lane 0, in the four lanes that
+    /// [`voxel`](Self::voxel) and [`brick_cell`](Self::brick_cell) convert a point in: no
+    /// repacking of three lanes into four per step (0.5–0.8% fewer instructions per camera
+    /// ray, callgrind).
     p: [f32; 4],
     d: [f32; 4],
     inv: [f32; 3],
@@ -715,12 +720,7 @@ impl March<'_, '_, '_> {
     /// ray-voxel intersection techniques for iso-surface ray tracing*, VMV 2004).
     ///
     /// `q` is the point at `t`. The third value is the cell's smallest corner.
-    fn cross_cell(
-        &mut self,
-        t: f32,
-        q: [f32; 4],
-        t_end: f32,
-    ) -> (f32, Option<f32>, f32) {
+    fn cross_cell(&mut self, t: f32, q: [f32; 4], t_end: f32) -> (f32, Option<f32>, f32) {
         let top = self.top;
         let mut i0 = [0u32; 3];
         let mut f = [0.0f32; 3];
@@ -834,7 +834,9 @@ impl March<'_, '_, '_> {
                 let q = self.at(t);
                 let f = [0, 1, 2].map(|a| q[a] - 0.5 - i[a] as f32);
                 let s_exit = fmax(fmin(exit, t_end) - t, 0.0);
-                if let Some(s) = first_root(cubic_along(k, f, [self.d[0], self.d[1], self.d[2]]), s_exit) {
+                if let Some(s) =
+                    first_root(cubic_along(k, f, [self.d[0], self.d[1], self.d[2]]), s_exit)
+                {
                     return (Walk::Hit(t + s), taken);
                 }
             }
