@@ -678,7 +678,12 @@ impl March<'_, '_, '_> {
             min[2] as i32 as f32,
             0.0,
         ];
-        let x: [f32; 4] = std::array::from_fn(|a| q[a] - m4[a] - 0.5);
+        // `q − min` is exact: the point lies in its brick (or on the clamped rim beside it), so
+        // `|q − min| ≤ 8`, and the integer `min` is a multiple of `q`'s float spacing, so the
+        // difference is too and fits 24 bits. This is thus the one rounding of `q − min − 0.5`
+        // that `(q − min) − 0.5` is, bit for bit, with `min + 0.5` off the point's chain of
+        // dependent operations (CPU time casting 0–4% lower, the same instructions).
+        let x: [f32; 4] = std::array::from_fn(|a| q[a] - (m4[a] + 0.5));
         // The cell's lower corner in the brick: `x` clamped into [0, 6] (never NaN:
         // `fmax(NaN, 0) = 0`), floored.
         let i0: [(f32, u32); 4] = std::array::from_fn(|a| floor_bits(fmin(fmax(x[a], 0.0), 6.0)));
