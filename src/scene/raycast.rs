@@ -334,8 +334,8 @@ fn cast_in(
     }
     let mut march = March {
         view,
-        p,
-        d,
+        p: [p[0], p[1], p[2], 0.0],
+        d: [d[0], d[1], d[2], 0.0],
         inv,
         res,
         top: (res - 1) as f32,
@@ -377,7 +377,10 @@ fn cast_in(
             continue;
         }
         // Near a surface: the first zero of the interpolant in the cell holding the point.
-        let (exit, root, low) = march.cross_cell(t, q, hi, Some(&cell));
+        // `cross_cell` reads that cell's corners from the brick again: handing the eight decoded
+        // corners over from `brick_cell` kept them alive across every bound step, and cost
+        // 3–4% more instructions per camera ray (callgrind) than the second read here.
+        let (exit, root, low) = march.cross_cell(t, q, hi);
         if let Some(t_hit) = root {
             return (t_hit * h, HIT, step);
         }
@@ -414,11 +417,6 @@ struct Cell {
     reach: f32,
     /// A corner is saturated inside a solid (its true value may be far below the code).
     solid_near: bool,
-    /// The decoded corners (`x + 2y + 4z` order), reused by [`March::cross_cell`] when its
-    /// cell of the global grid is this one.
-    corners: [f32; 8],
-    /// The global voxel of corner 0.
-    base: [u32; 3],
 }
 
 /// The stored field of env `env` at world point `point`, metres: the trilinear interpolant of the
@@ -434,8 +432,8 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
     }
     let mut march = March {
         view,
-        p: q,
-        d: [1.0, 0.0, 0.0],
+        p: [q[0], q[1], q[2], 0.0],
+        d: [1.0, 0.0, 0.0, 0.0],
         inv: [1.0, f32::INFINITY, f32::INFINITY],
         res: view.info.resolution,
         top: (view.info.resolution - 1) as f32,
@@ -445,7 +443,7 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
         aux: Cursor::new(e.root, view.info.resolution),
         table: None,
     };
-    let v = march.voxel(q);
+    let v = march.voxel(march.p);
     march.locate(v);
     Some(march.exact(q).0 * e.voxel_size)
 }
@@ -604,8 +602,12 @@ impl Cursor {
 /// One ray's state in voxel space.
 struct March<'a, 'v, 't> {
     view: &'a PoolView<'v>,
-    p: [f32; 3],
-    d: [f32; 3],
+    /// The start and the unit direction, the fourth lane 0, in the four lanes that
+    /// [`voxel`](Self::voxel) and [`brick_cell`](Self::brick_cell) convert a point in: no
+    /// repacking of three lanes into four per step (0.5–0.8% fewer instructions per camera
+    /// ray, callgrind).
+    p: [f32; 4],
+    d: [f32; 4],
     inv: [f32; 3],
     res: u32,
     /// `R − 1`: the last voxel centre's grid coordinate.
@@ -622,24 +624,20 @@ struct March<'a, 'v, 't> {
 }
 
 impl March<'_, '_, '_> {
+    /// The point at ray parameter `t` (the fourth lane 0 for a finite `t`).
     #[inline(always)]
-    fn at(&self, t: f32) -> [f32; 3] {
-        [
-            self.p[0] + t * self.d[0],
-            self.p[1] + t * self.d[1],
-            self.p[2] + t * self.d[2],
-        ]
+    fn at(&self, t: f32) -> [f32; 4] {
+        std::array::from_fn(|a| self.p[a] + t * self.d[a])
     }
 
     /// The voxel holding `q`, clamped into the grid.
     #[inline(always)]
-    fn voxel(&self, q: [f32; 3]) -> [u32; 3] {
+    fn voxel(&self, q: [f32; 4]) -> [u32; 3] {
         let top = self.top;
         // Clamped into [0, top] (a NaN becomes 0 at `fmax`), `top < 2^16`, so the floor is
         // exact in `floor_bits`. Four lanes, the last a dummy, so each step is one 4-wide
         // vector (a cast with saturation is three scalar chains).
-        let q4 = [q[0], q[1], q[2], 0.0];
-        let c: [u32; 4] = std::array::from_fn(|a| floor_bits(fmin(fmax(q4[a], 0.0), top)).1);
+        let c: [u32; 4] = std::array::from_fn(|a| floor_bits(fmin(fmax(q[a], 0.0), top)).1);
         [c[0], c[1], c[2]]
     }
 
@@ -670,10 +668,9 @@ impl March<'_, '_, '_> {
     /// The brick's own trilinear cell at `q` (clamped at the brick's edges, the clamping
     /// distance counted in the penalty).
     #[inline(always)]
-    fn brick_cell(&self, brick: u32, min: [u32; 3], q: [f32; 3]) -> Cell {
+    fn brick_cell(&self, brick: u32, min: [u32; 3], q: [f32; 4]) -> Cell {
         let b = &self.view.bricks[brick as usize];
         // Four lanes, the last a dummy, so each step below is one 4-wide vector.
-        let q4 = [q[0], q[1], q[2], 0.0];
         // `min < 2^16`: exact through `i32`, one vector conversion.
         let m4 = [
             min[0] as i32 as f32,
@@ -681,7 +678,12 @@ impl March<'_, '_, '_> {
             min[2] as i32 as f32,
             0.0,
         ];
-        let x: [f32; 4] = std::array::from_fn(|a| q4[a] - m4[a] - 0.5);
+        // `q − min` is exact: the point lies in its brick (or on the clamped rim beside it), so
+        // `|q − min| ≤ 8`, and the integer `min` is a multiple of `q`'s float spacing, so the
+        // difference is too and fits 24 bits. This is thus the one rounding of `q − min − 0.5`
+        // that `(q − min) − 0.5` is, bit for bit, with `min + 0.5` off the point's chain of
+        // dependent operations (CPU time casting 0–4% lower, the same instructions).
+        let x: [f32; 4] = std::array::from_fn(|a| q[a] - (m4[a] + 0.5));
         // The cell's lower corner in the brick: `x` clamped into [0, 6] (never NaN:
         // `fmax(NaN, 0) = 0`), floored.
         let i0: [(f32, u32); 4] = std::array::from_fn(|a| floor_bits(fmin(fmax(x[a], 0.0), 6.0)));
@@ -691,7 +693,6 @@ impl March<'_, '_, '_> {
         // Per axis, the squared offsets of the point from the cell's lower and upper corner.
         let sq: [[f32; 2]; 3] = std::array::from_fn(|a| [u[a] * u[a], w[a] * w[a]]);
         let base = (i0[0].1 + (i0[1].1 << 3) + (i0[2].1 << 6)) as usize;
-        let global: [u32; 3] = std::array::from_fn(|a| min[a] + i0[a].1);
         // One bounds check for the eight corners (`base ≤ 6 · 73`, so the window fits).
         let w = &b[base..base + 74];
         let pair = |o: usize| u64::from(u16::from_le_bytes([w[o] as u8, w[o + 1] as u8]));
@@ -703,16 +704,12 @@ impl March<'_, '_, '_> {
             return Cell {
                 reach: saturated_reach(k, sq),
                 solid_near: false,
-                corners: [k; 8],
-                base: global,
             };
         }
         let k = packed.to_le_bytes().map(|v| f32::from(v as i8) * step);
         Cell {
             reach: corner_reach(k, sq),
             solid_near: has_byte(packed, -CODE_MAX as u8),
-            corners: k,
-            base: global,
         }
     }
 
@@ -727,15 +724,8 @@ impl March<'_, '_, '_> {
     /// piece that ends at or below zero is searched (Marmitt et al., *Fast and accurate
     /// ray-voxel intersection techniques for iso-surface ray tracing*, VMV 2004).
     ///
-    /// `q` is the point at `t`, and `cell` the brick cell there, if known: its decoded corners
-    /// are used when they are this cell's. The third value is the cell's smallest corner.
-    fn cross_cell(
-        &mut self,
-        t: f32,
-        q: [f32; 3],
-        t_end: f32,
-        cell: Option<&Cell>,
-    ) -> (f32, Option<f32>, f32) {
+    /// `q` is the point at `t`. The third value is the cell's smallest corner.
+    fn cross_cell(&mut self, t: f32, q: [f32; 4], t_end: f32) -> (f32, Option<f32>, f32) {
         let top = self.top;
         let mut i0 = [0u32; 3];
         let mut f = [0.0f32; 3];
@@ -779,10 +769,7 @@ impl March<'_, '_, '_> {
                 s_exit = fmin(s_exit, fmax((next - g) * self.inv[a], 0.0));
             }
         }
-        let k: [f32; 8] = match cell {
-            Some(c) if i0 == c.base => c.corners,
-            _ => self.grid_corners(i0),
-        };
+        let k = self.grid_corners(i0);
         let low = k.iter().fold(f32::INFINITY, |m, &v| fmin(m, v));
         // Every corner above zero: the interpolant, a convex combination of the corners, stays
         // above the smallest one (at least one code step) across the cell, so it has no root.
@@ -852,7 +839,9 @@ impl March<'_, '_, '_> {
                 let q = self.at(t);
                 let f = [0, 1, 2].map(|a| q[a] - 0.5 - i[a] as f32);
                 let s_exit = fmax(fmin(exit, t_end) - t, 0.0);
-                if let Some(s) = first_root(cubic_along(k, f, self.d), s_exit) {
+                if let Some(s) =
+                    first_root(cubic_along(k, f, [self.d[0], self.d[1], self.d[2]]), s_exit)
+                {
                     return (Walk::Hit(t + s), taken);
                 }
             }
