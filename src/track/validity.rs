@@ -328,7 +328,13 @@ impl Thickness<'_> {
     /// Whether points `i < j` (cyclic gap `> min_gap`), `d2` apart squared, fail.
     #[inline]
     fn fails(&self, i: usize, j: usize, d2: f32) -> bool {
-        let gap = self.arclen[j] - self.arclen[i];
+        self.fails_apart(self.arclen[j] - self.arclen[i], d2)
+    }
+
+    /// Whether two points (cyclic gap `> min_gap`) `gap` apart along the arc lengths (the later
+    /// one's less the earlier one's) and `d2` apart squared fail.
+    #[inline(always)]
+    fn fails_apart(&self, gap: f32, d2: f32) -> bool {
         let arc = gap.min(self.total - gap);
         (arc > self.neighbour_arc) & (d2 < self.min_sep2)
     }
@@ -937,9 +943,7 @@ impl<'a> Ring<'a> {
                 &self.arc[start + g..start + g + LANES],
             );
             for (((thin, &d2), &a), &b) in thin.iter_mut().zip(&d2).zip(a).zip(b) {
-                let gap = (b - a).abs();
-                let arc = gap.min(t.total - gap);
-                *thin |= u32::from(arc > t.neighbour_arc) & u32::from(d2 < t.min_sep2);
+                *thin |= u32::from(t.fails_apart((b - a).abs(), d2));
             }
         }
         thin != [0; LANES]
