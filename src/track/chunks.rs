@@ -127,8 +127,8 @@ pub fn for_close_pairs(
 /// - farther ones through boxes of groups of [`GROUP`] chunks (each bound the least or greatest
 ///   of its chunks', so exactly their union): a chunk pair `d ≥ 2·GROUP` apart lies in groups
 ///   at least two apart, and group `ga`, grown by `reach`, is tested against each group
-///   `gb ≥ ga + 2` whose chunk pairs reach `d_end`; only where the group boxes meet are their
-///   chunk pairs tested. Group `gb`'s box apart (strictly, on an axis) from group `ga`'s grown
+///   `gb ≥ ga + 2` whose chunk pairs reach `d_end` (up to 64 groups at a time, branch-free,
+///   into a bit mask); only where the group boxes meet are their chunk pairs tested. Group `gb`'s box apart (strictly, on an axis) from group `ga`'s grown
 ///   one leaves every chunk box of `gb` apart from every grown chunk box of `ga`: a group's
 ///   bounds are at least as low (high) as each of its chunks', and `x − reach`, `x + reach`
 ///   round monotonically in `x`.
@@ -235,31 +235,43 @@ pub fn any_close_pair_fails(
         }
     }
     let d_far = first.max(NEAR_DIAGONALS);
+    // Group `gb`'s chunk pairs with group `ga`'s are from `(gb − ga − 1)·GROUP + 1` apart: those
+    // below `d_end` lie in `gb < ga + 1 + ⌈(d_end − 1) / GROUP⌉`.
+    let g_span = 1 + (d_end.saturating_sub(1)).div_ceil(GROUP);
     for ga in 0..groups {
         let (alo_x, alo_y) = (g_lo_x[ga] - reach, g_lo_y[ga] - reach);
         let (ahi_x, ahi_y) = (g_hi_x[ga] + reach, g_hi_y[ga] + reach);
-        for gb in ga + 2..groups {
-            // The chunk pairs of the two groups are from `(gb − ga)·GROUP − GROUP + 1` apart.
-            if (gb - ga - 1) * GROUP + 1 >= d_end {
-                break;
+        let gb_end = (ga + g_span).min(groups);
+        // The group tests of up to 64 groups `gb` at a time, branch-free into a bit mask, then
+        // only the groups that meet, in increasing `gb` (the far pairs meet in few places).
+        let mut block = ga + 2;
+        while block < gb_end {
+            let end = (block + 64).min(gb_end);
+            let mut meets = 0u64;
+            for gb in block..end {
+                let apart = (g_lo_x[gb] > ahi_x)
+                    | (alo_x > g_hi_x[gb])
+                    | (g_lo_y[gb] > ahi_y)
+                    | (alo_y > g_hi_y[gb]);
+                meets |= u64::from(!apart) << (gb - block);
             }
-            let apart = g_lo_x[gb] > ahi_x
-                || alo_x > g_hi_x[gb]
-                || g_lo_y[gb] > ahi_y
-                || alo_y > g_hi_y[gb];
-            if apart {
-                continue;
-            }
-            // The chunk pairs `d_far ≤ kb − ka < d_end` of the two groups.
-            for ka in ga * GROUP..(ga + 1) * GROUP {
-                let b_start = (gb * GROUP).max(ka + d_far);
-                let b_end = ((gb + 1) * GROUP).min(chunks).min(ka + d_end);
-                for kb in b_start..b_end {
-                    if bounds_of.meet(ka, kb, reach) && !chunk_pairs(n, min_gap, ka, kb, &mut ok) {
-                        return true;
+            while meets != 0 {
+                let gb = block + meets.trailing_zeros() as usize;
+                meets &= meets - 1;
+                // The chunk pairs `d_far ≤ kb − ka < d_end` of the two groups.
+                for ka in ga * GROUP..(ga + 1) * GROUP {
+                    let b_start = (gb * GROUP).max(ka + d_far);
+                    let b_end = ((gb + 1) * GROUP).min(chunks).min(ka + d_end);
+                    for kb in b_start..b_end {
+                        if bounds_of.meet(ka, kb, reach)
+                            && !chunk_pairs(n, min_gap, ka, kb, &mut ok)
+                        {
+                            return true;
+                        }
                     }
                 }
             }
+            block = end;
         }
     }
     false
