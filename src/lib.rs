@@ -44,6 +44,7 @@ pub mod error;
 pub mod exec;
 pub mod export;
 pub mod geom;
+pub mod lanes;
 pub mod math;
 pub mod os;
 pub mod preset;

@@ -1,0 +1,229 @@
+//! Eight `f32` lanes compared at once into a bit mask: one AVX compare per test and one
+//! `movemask` for all eight where the build enables AVX (x86-64-v3, `.cargo/config.toml`), the
+//! same comparisons lane by lane elsewhere. Every comparison is IEEE's (false with a NaN) and
+//! every sum one IEEE addition per lane, so both forms give the same bits.
+//!
+//! The compiler does not turn eight scalar comparisons ANDed into a mask into these
+//! instructions by itself (the lane loops of the circuit generator's clearance check compiled to
+//! about 90 scalar instructions per block of eight).
+
+#![allow(unsafe_code)]
+
+#[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+use std::arch::x86_64 as arch;
+
+/// Eight `f32` lanes.
+#[derive(Clone, Copy, Debug)]
+pub struct F32x8(
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))] arch::__m256,
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))] [f32; 8],
+);
+
+/// A mask of eight lanes (all bits of a lane set where its test held).
+#[derive(Clone, Copy, Debug)]
+pub struct Mask8(
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))] arch::__m256,
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))] [bool; 8],
+);
+
+// SAFETY (every `unsafe` block below): the intrinsics called need AVX, and this code is
+// compiled only where the build enables AVX for the whole crate (`cfg(target_feature = "avx")`),
+// so the compiler already emits AVX instructions throughout it; the `trackgen` binary and the
+// Python module check for the CPU features at start-up (`os::check_cpu`). The loads read eight
+// `f32` from a `&[f32; 8]`, in bounds (`loadu` needs no alignment).
+#[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+impl F32x8 {
+    /// The eight words of `v`.
+    #[inline(always)]
+    pub fn load(v: &[f32; 8]) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch::_mm256_loadu_ps(v.as_ptr()) })
+    }
+
+    /// `x` in every lane.
+    #[inline(always)]
+    pub fn splat(x: f32) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch::_mm256_set1_ps(x) })
+    }
+
+    /// The eight lanes.
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 8] {
+        let mut v = [0.0f32; 8];
+        // SAFETY: see above; the store writes the eight words of `v`.
+        unsafe { arch::_mm256_storeu_ps(v.as_mut_ptr(), self.0) };
+        v
+    }
+
+    /// `self > o` per lane.
+    #[inline(always)]
+    pub fn gt(self, o: Self) -> Mask8 {
+        // SAFETY: see above.
+        Mask8(unsafe { arch::_mm256_cmp_ps::<{ arch::_CMP_GT_OQ }>(self.0, o.0) })
+    }
+
+    /// `self < o` per lane.
+    #[inline(always)]
+    pub fn lt(self, o: Self) -> Mask8 {
+        // SAFETY: see above.
+        Mask8(unsafe { arch::_mm256_cmp_ps::<{ arch::_CMP_LT_OQ }>(self.0, o.0) })
+    }
+
+    /// `self >= o` per lane.
+    #[inline(always)]
+    pub fn ge(self, o: Self) -> Mask8 {
+        // SAFETY: see above.
+        Mask8(unsafe { arch::_mm256_cmp_ps::<{ arch::_CMP_GE_OQ }>(self.0, o.0) })
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+impl Mask8 {
+    /// Both masks' lanes.
+    #[inline(always)]
+    pub fn and(self, o: Self) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch::_mm256_and_ps(self.0, o.0) })
+    }
+
+    /// Bit `t` set where lane `t` is.
+    #[inline(always)]
+    pub fn bits(self) -> u32 {
+        // SAFETY: see above.
+        (unsafe { arch::_mm256_movemask_ps(self.0) }) as u32
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+impl F32x8 {
+    /// The eight words of `v`.
+    #[inline(always)]
+    pub fn load(v: &[f32; 8]) -> Self {
+        Self(*v)
+    }
+
+    /// `x` in every lane.
+    #[inline(always)]
+    pub fn splat(x: f32) -> Self {
+        Self([x; 8])
+    }
+
+    /// The eight lanes.
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 8] {
+        self.0
+    }
+
+    /// `self > o` per lane.
+    #[inline(always)]
+    pub fn gt(self, o: Self) -> Mask8 {
+        Mask8(std::array::from_fn(|t| self.0[t] > o.0[t]))
+    }
+
+    /// `self < o` per lane.
+    #[inline(always)]
+    pub fn lt(self, o: Self) -> Mask8 {
+        Mask8(std::array::from_fn(|t| self.0[t] < o.0[t]))
+    }
+
+    /// `self >= o` per lane.
+    #[inline(always)]
+    pub fn ge(self, o: Self) -> Mask8 {
+        Mask8(std::array::from_fn(|t| self.0[t] >= o.0[t]))
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+impl Mask8 {
+    /// Both masks' lanes.
+    #[inline(always)]
+    pub fn and(self, o: Self) -> Self {
+        Self(std::array::from_fn(|t| self.0[t] & o.0[t]))
+    }
+
+    /// Bit `t` set where lane `t` is.
+    #[inline(always)]
+    pub fn bits(self) -> u32 {
+        self.0
+            .iter()
+            .enumerate()
+            .fold(0, |m, (t, &b)| m | u32::from(b) << t)
+    }
+}
+
+/// The lanes' sums.
+impl std::ops::Add for F32x8 {
+    type Output = Self;
+
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
+        return Self(unsafe { arch::_mm256_add_ps(self.0, o.0) });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(std::array::from_fn(|t| self.0[t] + o.0[t]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every test and sum equals the scalar one lane by lane, NaN, infinities, ±0 and ties
+    /// included.
+    #[test]
+    fn lanes_equal_scalar_comparisons() {
+        let specials = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1.5,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MIN_POSITIVE,
+            3.4e38,
+        ];
+        let mut state = 0x9e37_79b9_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for _ in 0..2000 {
+            let mut pick = || {
+                let r = next();
+                if r % 3 == 0 {
+                    specials[(r / 3) as usize % specials.len()]
+                } else {
+                    (r as i32 % 1000) as f32 * 0.25
+                }
+            };
+            let a: [f32; 8] = std::array::from_fn(|_| pick());
+            let b: [f32; 8] = std::array::from_fn(|_| pick());
+            let s = pick();
+            let (va, vb) = (F32x8::load(&a), F32x8::load(&b));
+            let bits =
+                |f: &dyn Fn(usize) -> bool| (0..8).fold(0u32, |m, t| m | u32::from(f(t)) << t);
+            assert_eq!(va.gt(vb).bits(), bits(&|t| a[t] > b[t]));
+            assert_eq!(va.lt(vb).bits(), bits(&|t| a[t] < b[t]));
+            assert_eq!(va.ge(vb).bits(), bits(&|t| a[t] >= b[t]));
+            assert_eq!(
+                va.gt(vb).and(va.ge(F32x8::splat(s))).bits(),
+                bits(&|t| (a[t] > b[t]) & (a[t] >= s))
+            );
+            let sum = (va + F32x8::splat(s)).to_array();
+            for t in 0..8 {
+                assert_eq!(
+                    sum[t].to_bits(),
+                    (a[t] + s).to_bits(),
+                    "lane {t}: {} + {s}",
+                    a[t]
+                );
+            }
+        }
+    }
+}
