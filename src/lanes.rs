@@ -152,6 +152,13 @@ impl Mask8 {
     }
 }
 
+/// The bits of lanes `lo..hi` of eight (each bound clamped into `0..=8`; none when `lo ≥ hi`).
+#[inline(always)]
+pub fn lanes_between(lo: i32, hi: i32) -> u32 {
+    let (lo, hi) = (lo.clamp(0, 8), hi.clamp(0, 8));
+    ((1u32 << hi) - 1) & !((1u32 << lo) - 1)
+}
+
 /// The lanes' sums.
 impl std::ops::Add for F32x8 {
     type Output = Self;
@@ -169,6 +176,16 @@ impl std::ops::Add for F32x8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lanes_between_are_the_lanes_in_range() {
+        for lo in -2..11 {
+            for hi in -2..11 {
+                let want = (0..8).fold(0u32, |m, t| m | u32::from(lo <= t && t < hi) << t);
+                assert_eq!(lanes_between(lo, hi), want, "{lo}..{hi}");
+            }
+        }
+    }
 
     /// Every test and sum equals the scalar one lane by lane, NaN, infinities, ±0 and ties
     /// included.

@@ -128,10 +128,10 @@ pub fn for_close_pairs(
 ///   of its chunks', so exactly their union): a chunk pair `d ≥ 2·GROUP` apart lies in groups
 ///   at least two apart, and group `ga`, grown by `reach`, is tested against each group
 ///   `gb ≥ ga + 2` whose chunk pairs reach `d_end` (up to 64 groups at a time, branch-free,
-///   into a bit mask); only where the group boxes meet are their chunk pairs tested. Group `gb`'s box apart (strictly, on an axis) from group `ga`'s grown
-///   one leaves every chunk box of `gb` apart from every grown chunk box of `ga`: a group's
-///   bounds are at least as low (high) as each of its chunks', and `x − reach`, `x + reach`
-///   round monotonically in `x`.
+///   into a bit mask); only where the group boxes meet are their chunk pairs tested. Group
+///   `gb`'s box apart (strictly, on an axis) from group `ga`'s grown one leaves every chunk box
+///   of `gb` apart from every grown chunk box of `ga`: a group's bounds are at least as low
+///   (high) as each of its chunks', and `x − reach`, `x + reach` round monotonically in `x`.
 ///
 /// So the chunk pairs searched, and the point pairs visited, are `for_close_pairs`'s. A NaN
 /// bound (a NaN reach, or an infinite one against an infinite bound) compares false, never
@@ -237,7 +237,7 @@ pub fn any_close_pair_fails(
     let d_far = first.max(NEAR_DIAGONALS);
     // Group `gb`'s chunk pairs with group `ga`'s are from `(gb − ga − 1)·GROUP + 1` apart: those
     // below `d_end` lie in `gb < ga + 1 + ⌈(d_end − 1) / GROUP⌉`.
-    let g_span = 1 + (d_end.saturating_sub(1)).div_ceil(GROUP);
+    let g_span = 1 + d_end.saturating_sub(1).div_ceil(GROUP);
     for ga in 0..groups {
         let (alo_x, alo_y) = (g_lo_x[ga] - reach, g_lo_y[ga] - reach);
         let (ahi_x, ahi_y) = (g_hi_x[ga] + reach, g_hi_y[ga] + reach);

@@ -88,7 +88,7 @@ use bytemuck::{Pod, Zeroable};
 use super::{Stage, StageKernel};
 use crate::exec::plan::params_bytes;
 use crate::geom::Vec2;
-use crate::lanes::F32x8;
+use crate::lanes::{lanes_between, F32x8};
 use crate::math::{PI, TAU};
 use crate::rng::LaneRng;
 
@@ -892,7 +892,7 @@ impl Circuit {
                         .and(F32x8::splat(bx1).ge(F32x8::load(lx)))
                         .and(F32x8::load(hy).ge(F32x8::splat(by0)))
                         .and(F32x8::splat(by1).ge(F32x8::load(ly)));
-                    let mut lanes = may.bits() & ((1u32 << count.min(LANES as i32)) - 1);
+                    let mut lanes = may.bits() & lanes_between(0, count);
                     while lanes != 0 {
                         let i = block + lanes.trailing_zeros() as usize;
                         lanes &= lanes - 1;
@@ -985,6 +985,22 @@ impl PairWindow {
             & (b[3] >= x[1])
     }
 
+    /// [`holds`](Self::holds) for eight segments at once (their arc positions `s0`, `s1` and
+    /// box rows `[lo x, lo y, hi x, hi y]`): bit `t` for lane `t`, the same comparisons.
+    #[inline(always)]
+    fn holds_lanes(&self, s0: F32x8, s1: F32x8, b: [F32x8; 4]) -> u32 {
+        let x = self.seg.map(F32x8::splat);
+        s0.gt(F32x8::splat(self.ahead0))
+            .and(s1.gt(F32x8::splat(self.ahead1)))
+            .and(s1.lt(F32x8::splat(self.behind1)))
+            .and(s0.lt(F32x8::splat(self.behind0)))
+            .and(x[2].ge(b[0]))
+            .and(b[2].ge(x[0]))
+            .and(x[3].ge(b[1]))
+            .and(b[3].ge(x[1]))
+            .bits()
+    }
+
     /// Whether some segment `j` of `j0..j1` after segment `i` (whose window this is) lies in
     /// the window with a box that meets `i`'s: 1 or 0, [`LANES`] segments at a time,
     /// branch-free (`arc` and the box rows `[lo x, lo y, hi x, hi y]` hold [`LANES`] words past
@@ -1001,22 +1017,12 @@ impl PairWindow {
             let ly: &[f32; LANES] = words(lo_y, base);
             let hx: &[f32; LANES] = words(hi_x, base);
             let hy: &[f32; LANES] = words(hi_y, base);
-            let x = &self.seg;
-            let s0 = F32x8::load(words(arc, base));
-            let s1 = F32x8::load(words(arc, base + 1));
-            let held = s0
-                .gt(F32x8::splat(self.ahead0))
-                .and(s1.gt(F32x8::splat(self.ahead1)))
-                .and(s1.lt(F32x8::splat(self.behind1)))
-                .and(s0.lt(F32x8::splat(self.behind0)))
-                .and(F32x8::splat(x[2]).ge(F32x8::load(lx)))
-                .and(F32x8::load(hx).ge(F32x8::splat(x[0])))
-                .and(F32x8::splat(x[3]).ge(F32x8::load(ly)))
-                .and(F32x8::load(hy).ge(F32x8::splat(x[1])));
-            let lo = (after + 1).clamp(0, LANES as i32);
-            let hi = end.clamp(0, LANES as i32);
-            let valid = ((1u32 << hi) - 1) & !((1u32 << lo) - 1);
-            any |= u32::from(held.bits() & valid != 0);
+            let held = self.holds_lanes(
+                F32x8::load(words(arc, base)),
+                F32x8::load(words(arc, base + 1)),
+                [lx, ly, hx, hy].map(F32x8::load),
+            );
+            any |= u32::from(held & lanes_between(after + 1, end) != 0);
             base += LANES;
         }
         any
