@@ -488,6 +488,64 @@ fn bench_passes_prints_where_each_rows_time_went() {
     assert!(!stdout(&o).contains("pass times"));
 }
 
+/// `bench --interleave` times the presets' repetitions in turn and adds a table of each preset
+/// against the first, repetition by repetition; the batches, and so the shape statistics, are
+/// those of separate runs.
+#[test]
+fn bench_interleave_pairs_each_preset_with_the_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "bench",
+            "--envs",
+            "16",
+            "--threads",
+            "1",
+            "--presets",
+            "polar,checkpoint,hull",
+            "--reps",
+            "3",
+        ];
+        a.extend_from_slice(extra);
+        let o = trackgen(&a, tmp.path());
+        assert_ok(&o);
+        stdout(&o)
+    };
+    let out = run(&["--interleave"]);
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("paired against the first preset"))
+        .skip(2)
+        .collect();
+    assert_eq!(table.len(), 2, "{out}");
+    for (line, preset) in table.iter().zip(["checkpoint", "hull"]) {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cols[..3], [preset, "1", "16"], "{line}");
+        for (ratio, count) in [(cols[3], cols[4]), (cols[5], cols[6])] {
+            let r: f64 = ratio.parse().unwrap();
+            assert!(r.is_finite() && r > 0.0, "{line}");
+            let below: u32 = count
+                .trim_start_matches('(')
+                .trim_end_matches("/3)")
+                .parse()
+                .unwrap();
+            assert!(below <= 3, "{line}");
+        }
+    }
+    let speed: Vec<&str> = out.lines().skip(2).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(speed.len(), 3, "{out}");
+    let shapes = |out: &str| -> String {
+        out.lines()
+            .skip_while(|l| !l.starts_with("shape statistics"))
+            .take_while(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let apart = run(&[]);
+    assert!(!apart.contains("paired against"), "{apart}");
+    assert_eq!(shapes(&out), shapes(&apart));
+}
+
 #[test]
 fn bench_prints_one_row_per_combination() {
     let tmp = tempfile::tempdir().unwrap();

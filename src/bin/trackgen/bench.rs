@@ -8,7 +8,7 @@ use trackgen::course::{Binding, Course, CourseConfig, Mode, PurePursuit};
 use trackgen::exec::plan::{Backend, Device};
 use trackgen::exec::Launch;
 use trackgen::preset::{Preset, DEFAULT};
-use trackgen::track::{generators, Pipeline};
+use trackgen::track::{generators, Pipeline, TrackBatch};
 use trackgen::{Error, Result};
 
 use crate::args::parse_threads;
@@ -53,6 +53,13 @@ pub struct BenchArgs {
     /// share of the row's timed wall clock. Not on CUDA (its passes run asynchronously).
     #[arg(long)]
     pub passes: bool,
+    /// Time the presets side by side: for each thread count and batch size, every preset's
+    /// pipeline is built first and the repetitions take turns (one of each preset, the same
+    /// seed, then the next), and a last table gives each preset's per-repetition time over the
+    /// first preset's (median ratio). On a machine whose speed drifts between runs, the
+    /// difference between two presets is resolved far better so than by separate runs.
+    #[arg(long)]
+    pub interleave: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -110,8 +117,14 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         .iter()
         .map(|p| Preset::load(p))
         .collect::<Result<Vec<_>>>()?;
+    // Interleaved, every preset's batch of a size is held at once.
+    let held = if args.interleave {
+        4 * presets.len() as u128
+    } else {
+        4
+    };
     for preset in &presets {
-        check_envs_memory(preset, &args.envs, 4)?;
+        check_envs_memory(preset, &args.envs, held)?;
     }
     if args.passes && matches!(args.device, Device::Cuda(_)) {
         return Err(Error::Invalid(
@@ -127,73 +140,66 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         "{:<12} {:<11} {:>8} {:>7} {:>12} {:>10} {:>13} {:>7}\n",
         "preset", "generator", "threads", "envs", "tracks/s", "µs/track", "cpu-µs/track", "yield"
     ))?;
-    let mut shapes = String::new();
     let mut pass_rows = String::new();
-    for preset in &presets {
-        let mut last_batch = None;
-        for &threads in &args.threads {
-            let launch = Launch::with_threads(threads)?;
-            let thread_label = if threads == 0 {
-                format!("all={}", launch.threads())
-            } else {
-                threads.to_string()
-            };
-            let backend = Backend::new(args.device, launch.clone())?;
-            for &n in &args.envs {
-                let stage = generators::from_preset(preset);
-                let mut pipe = Pipeline::on_backend(preset, n, backend.clone(), stage)?;
-                let mut batch = pipe.new_batch(0)?;
-                pipe.generate(args.seed, 0, &mut batch)?;
-                let mut seconds = Vec::with_capacity(args.reps as usize);
-                let mut cpu_seconds = Vec::with_capacity(args.reps as usize);
-                let mut valid = 0u64;
-                let mut pass_time = BTreeMap::<String, Duration>::new();
-                for rep in 1..=args.reps {
-                    let (t, cpu) = (Instant::now(), trackgen::os::process_cpu_time());
-                    pipe.generate(args.seed, rep, &mut batch)?;
-                    seconds.push(t.elapsed().as_secs_f64());
-                    if let (Some(start), Some(end)) = (cpu, trackgen::os::process_cpu_time()) {
-                        cpu_seconds.push((end - start).as_secs_f64());
-                    }
-                    valid += batch.valid.iter().map(|&v| u64::from(v != 0)).sum::<u64>();
-                    for (pass, d) in &pipe.last_trace().pass_time {
-                        *pass_time.entry(pass.clone()).or_default() += *d;
-                    }
-                }
-                if args.passes {
-                    let tracks = n as f64 * f64::from(args.reps);
-                    pass_rows += &pass_time_rows(
-                        &format!("{:<12} {:>8} {:>7}", preset.source, thread_label, n),
-                        &pass_time,
-                        seconds.iter().sum(),
-                        tracks,
-                    );
-                }
-                seconds.sort_by(f64::total_cmp);
-                let median = seconds[seconds.len() / 2].max(1e-12);
-                cpu_seconds.sort_by(f64::total_cmp);
-                let cpu_per_track = match cpu_seconds.get(cpu_seconds.len() / 2) {
-                    Some(s) => format!("{:.2}", s * 1e6 / n as f64),
-                    None => "-".into(),
-                };
-                let yield_fraction = valid as f64 / (n as f64 * f64::from(args.reps));
-                emit(&format!(
-                    "{:<12} {:<11} {:>8} {:>7} {:>12.0} {:>10.2} {:>13} {:>7.4}\n",
-                    preset.source,
-                    pipe.stage_name(),
-                    thread_label,
-                    n,
-                    n as f64 / median,
-                    median * 1e6 / n as f64,
-                    cpu_per_track,
-                    yield_fraction
-                ))?;
-                last_batch = Some(batch);
+    let mut paired_rows = String::new();
+    let mut last_batch: Vec<Option<TrackBatch>> = presets.iter().map(|_| None).collect();
+    // The rows in the order they are timed: each preset's rows in turn, or (interleaved) the
+    // presets' rows of one thread count and batch size side by side, one repetition each in
+    // turn.
+    let mut groups: Vec<Vec<(usize, usize, usize)>> = Vec::new();
+    let combos = || {
+        args.threads
+            .iter()
+            .flat_map(|&t| args.envs.iter().map(move |&n| (t, n)))
+    };
+    if args.interleave {
+        for (threads, n) in combos() {
+            groups.push((0..presets.len()).map(|p| (p, threads, n)).collect());
+        }
+    } else {
+        for p in 0..presets.len() {
+            for (threads, n) in combos() {
+                groups.push(vec![(p, threads, n)]);
             }
         }
-        if let Some(batch) = last_batch {
+    }
+    for group in groups {
+        let mut rows = group
+            .iter()
+            .map(|&(p, threads, n)| Row::new(&presets[p], p, threads, n, &args))
+            .collect::<Result<Vec<_>>>()?;
+        for rep in 1..=args.reps {
+            for row in &mut rows {
+                row.time(args.seed, rep)?;
+            }
+        }
+        for row in &rows {
+            emit(&row.line(args.reps))?;
+            if args.passes {
+                let tracks = row.n as f64 * f64::from(args.reps);
+                pass_rows += &pass_time_rows(
+                    &format!(
+                        "{:<12} {:>8} {:>7}",
+                        row.preset.source, row.thread_label, row.n
+                    ),
+                    &row.pass_time,
+                    row.seconds.iter().sum(),
+                    tracks,
+                );
+            }
+        }
+        if args.interleave {
+            paired_rows += &paired_ratio_rows(&rows);
+        }
+        for row in rows {
+            last_batch[row.index] = Some(row.batch);
+        }
+    }
+    let mut shapes = String::new();
+    for (preset, batch) in presets.iter().zip(&last_batch) {
+        if let Some(batch) = batch {
             let mut acc = ShapeAccumulator::default();
-            acc.add_batch(&batch, preset.track.half_width_m);
+            acc.add_batch(batch, preset.track.half_width_m);
             shapes += &shape_rows(&preset.source, &acc.finish());
         }
     }
@@ -208,7 +214,137 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             "preset", "threads", "envs", "pass", "µs/track", "share"
         ))?;
     }
+    if args.interleave {
+        emit(&format!(
+            "\npaired against the first preset (per repetition: same seed, timed back to back; \
+             median of the ratios, and in how many repetitions this preset took less)\n\
+             {:<12} {:>8} {:>7} {:>16} {:>17}\n{paired_rows}",
+            "preset", "threads", "envs", "cpu-time ratio", "wall-clock ratio"
+        ))?;
+    }
     Ok(())
+}
+
+/// One row of `trackgen bench` while it is timed: a preset's pipeline at one thread count and
+/// batch size, and what its repetitions measured.
+struct Row<'a> {
+    preset: &'a Preset,
+    /// The preset's place in `--presets`.
+    index: usize,
+    thread_label: String,
+    n: usize,
+    pipe: Pipeline,
+    batch: TrackBatch,
+    /// Wall-clock and process CPU seconds of each repetition (CPU time where the OS gives it).
+    seconds: Vec<f64>,
+    cpu_seconds: Vec<f64>,
+    valid: u64,
+    pass_time: BTreeMap<String, Duration>,
+}
+
+impl<'a> Row<'a> {
+    /// The row's pipeline and batch, after one untimed run (generation 0).
+    fn new(
+        preset: &'a Preset,
+        index: usize,
+        threads: usize,
+        n: usize,
+        args: &BenchArgs,
+    ) -> Result<Self> {
+        let launch = Launch::with_threads(threads)?;
+        let thread_label = if threads == 0 {
+            format!("all={}", launch.threads())
+        } else {
+            threads.to_string()
+        };
+        let backend = Backend::new(args.device, launch)?;
+        let stage = generators::from_preset(preset);
+        let mut pipe = Pipeline::on_backend(preset, n, backend, stage)?;
+        let mut batch = pipe.new_batch(0)?;
+        pipe.generate(args.seed, 0, &mut batch)?;
+        Ok(Self {
+            preset,
+            index,
+            thread_label,
+            n,
+            pipe,
+            batch,
+            seconds: Vec::with_capacity(args.reps as usize),
+            cpu_seconds: Vec::with_capacity(args.reps as usize),
+            valid: 0,
+            pass_time: BTreeMap::new(),
+        })
+    }
+
+    /// One timed repetition: generation `rep` of every env.
+    fn time(&mut self, seed: u64, rep: u32) -> Result<()> {
+        let (t, cpu) = (Instant::now(), trackgen::os::process_cpu_time());
+        self.pipe.generate(seed, rep, &mut self.batch)?;
+        self.seconds.push(t.elapsed().as_secs_f64());
+        if let (Some(start), Some(end)) = (cpu, trackgen::os::process_cpu_time()) {
+            self.cpu_seconds.push((end - start).as_secs_f64());
+        }
+        self.valid += self
+            .batch
+            .valid
+            .iter()
+            .map(|&v| u64::from(v != 0))
+            .sum::<u64>();
+        for (pass, d) in &self.pipe.last_trace().pass_time {
+            *self.pass_time.entry(pass.clone()).or_default() += *d;
+        }
+        Ok(())
+    }
+
+    /// The row's line of the speed table: medians over the repetitions.
+    fn line(&self, reps: u32) -> String {
+        let n = self.n as f64;
+        let median_s = median(&mut self.seconds.clone()).max(1e-12);
+        let cpu_per_track = if self.cpu_seconds.is_empty() {
+            "-".into()
+        } else {
+            format!("{:.2}", median(&mut self.cpu_seconds.clone()) * 1e6 / n)
+        };
+        format!(
+            "{:<12} {:<11} {:>8} {:>7} {:>12.0} {:>10.2} {:>13} {:>7.4}\n",
+            self.preset.source,
+            self.pipe.stage_name(),
+            self.thread_label,
+            self.n,
+            n / median_s,
+            median_s * 1e6 / n,
+            cpu_per_track,
+            self.valid as f64 / (n * f64::from(reps))
+        )
+    }
+}
+
+/// The paired table's lines of one interleaved group: each preset after the first against the
+/// first, repetition by repetition (CPU time where the OS gives it, `-` otherwise).
+fn paired_ratio_rows(rows: &[Row<'_>]) -> String {
+    let Some((first, rest)) = rows.split_first() else {
+        return String::new();
+    };
+    let paired = |a: &[f64], b: &[f64]| -> String {
+        if a.is_empty() || a.len() != b.len() {
+            return "-".into();
+        }
+        let mut ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y.max(1e-12)).collect();
+        let below = ratios.iter().filter(|&&r| r < 1.0).count();
+        format!("{:.3} ({below}/{})", median(&mut ratios), ratios.len())
+    };
+    rest.iter()
+        .map(|row| {
+            format!(
+                "{:<12} {:>8} {:>7} {:>16} {:>17}\n",
+                row.preset.source,
+                row.thread_label,
+                row.n,
+                paired(&row.cpu_seconds, &first.cpu_seconds),
+                paired(&row.seconds, &first.seconds)
+            )
+        })
+        .collect()
 }
 
 /// The rows of one bench row's pass times, slowest first, `prefix` opening each: µs per track
