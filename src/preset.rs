@@ -173,6 +173,20 @@ pub enum Sampling {
     Uniform,
     /// Spacing `√(8·R·sagitta_m)` in `[spacing_m, max_spacing_m]` by local turn radius `R`.
     Curvature,
+    /// The generator's own points, written at the curvature rule's spacing from its exact
+    /// corner radii (the `circuit` generator only; no resampling).
+    Generator,
+}
+
+impl Sampling {
+    /// The preset's name of this rule.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Uniform => "uniform",
+            Self::Curvature => "curvature",
+            Self::Generator => "generator",
+        }
+    }
 }
 
 /// Geometry shared by all generators.
@@ -364,11 +378,16 @@ impl Preset {
             half_width_m: s.float("half_width_m", 6.0, 0.5, 50.0)?,
             spacing_m: s.float("spacing_m", 5.0, 0.25, 100.0)?,
             sampling: match s
-                .choice("sampling", "uniform", &["uniform", "curvature"])?
+                .choice(
+                    "sampling",
+                    "uniform",
+                    &["uniform", "curvature", "generator"],
+                )?
                 .as_str()
             {
                 "uniform" => Sampling::Uniform,
-                _ => Sampling::Curvature,
+                "curvature" => Sampling::Curvature,
+                _ => Sampling::Generator,
             },
             max_spacing_m: s.float("max_spacing_m", 20.0, 0.25, 1000.0)?,
             sagitta_m: s.float("sagitta_m", 0.25, 0.001, 10.0)?,
@@ -384,11 +403,20 @@ impl Preset {
                 track.min_turn_radius_m, track.half_width_m
             )));
         }
-        if track.sampling == Sampling::Curvature && track.max_spacing_m < track.spacing_m {
+        if track.sampling != Sampling::Uniform && track.max_spacing_m < track.spacing_m {
             return Err(err(format!(
                 "key `track.max_spacing_m` = {}: expected at least `track.spacing_m` = {} \
-                 (the coarsest spacing of `sampling = \"curvature\"`)",
-                track.max_spacing_m, track.spacing_m
+                 (the coarsest spacing of `sampling = \"{}\"`)",
+                track.max_spacing_m,
+                track.spacing_m,
+                track.sampling.name()
+            )));
+        }
+        if track.sampling == Sampling::Generator && generator_name != "circuit" {
+            return Err(err(format!(
+                "key `track.sampling` = \"generator\": expected `track.generator` = \"circuit\" \
+                 (only the circuit generator writes its points at their final spacing), not \"{}\"",
+                generator_name
             )));
         }
         if track.scale_m < 4.0 * track.min_turn_radius_m {
@@ -489,12 +517,13 @@ impl Preset {
             smoothing: s.float("smoothing", 0.5, 0.0, 0.5)?,
         };
         s.finish(&mut out)?;
-        if track.sampling == Sampling::Curvature && relax.max_windows > 0 {
+        if track.sampling != Sampling::Uniform && relax.max_windows > 0 {
             return Err(err(format!(
-                "key `relax.max_windows` = {}: expected 0 with `track.sampling = \"curvature\"` \
+                "key `relax.max_windows` = {}: expected 0 with `track.sampling = \"{}\"` \
                  (relaxation evens out the spacing and reads neighbours by index gap at the mean \
                  spacing)",
-                relax.max_windows
+                relax.max_windows,
+                track.sampling.name()
             )));
         }
 

@@ -34,6 +34,11 @@
 #define TG_CIRCUIT_MAX_STRETCH 1.25f
 // Most a skeleton corner piece may stray from its chord, in half widths (0.15).
 #define TG_CIRCUIT_PIECE_PAD 0x1.333334p-3f
+// Largest heading change of one step of a corner written at its final spacing (0.45).
+#define TG_CIRCUIT_EVEN_STEP_TURN 0x1.ccccccp-2f
+// The resampler's bounds of a density-implied segment length over the mean (2.2 and 0.3).
+#define TG_CIRCUIT_MAX_RATIO 0x1.19999ap+1f
+#define TG_CIRCUIT_MIN_RATIO 0x1.333334p-2f
 
 // Parameters of tg_track_circuit: the common part, then Rust `Circuit`'s fields in order.
 struct tg_circuit_params {
@@ -50,8 +55,15 @@ struct tg_circuit_params {
     float min_turn_radius_m;
     // The preset's half width, metres (the construction's clearance check).
     float half_width_m;
+    // 1 when the walk writes the track's final points (`sampling = "generator"`, Rust
+    // `FinalSpacing`), then its finest and coarsest spacing, sagitta and most points.
+    tg_u32 final_points;
+    float min_spacing_m;
+    float max_spacing_m;
+    float sagitta_m;
+    tg_u32 n_max;
 };
-static_assert(sizeof(tg_circuit_params) == 88, "tg_circuit_params is 88 bytes");
+static_assert(sizeof(tg_circuit_params) == 104, "tg_circuit_params is 104 bytes");
 
 // One leg in scratch, a straight then a corner (Rust `circuit::Leg`, eight f32 words).
 struct tg_circuit_leg {
@@ -400,6 +412,144 @@ TG_HD inline tg_u32 tg_circuit_integrate_corner(float transition, float min_turn
     return w.written;
 }
 
+// The final points' density of a corner of radius `radius` before the blend (Rust
+// `Circuit::corner_density`).
+TG_HD inline float tg_circuit_corner_density(const tg_circuit_params& p, float radius) {
+    float h = sqrtf(8.0f * radius * p.sagitta_m);
+    float q = p.transition;
+    float mean = ((1.0f - 2.0f * q) + 4.0f * q * (2.0f / 3.0f)) / (1.0f + 2.0f * q);
+    h = h < p.min_spacing_m ? p.min_spacing_m : h;
+    h = h > p.max_spacing_m ? p.max_spacing_m : h;
+    return mean / h;
+}
+
+// The blend of a draw's final-point densities, w' = scale·((1 − λ)·w + λ·w̄) (Rust
+// `FinalDensity`).
+struct tg_circuit_blend {
+    float lambda;
+    float mean;
+    float scale;
+};
+
+TG_HD inline float tg_circuit_blend_of(tg_circuit_blend b, float w) {
+    return b.scale * ((1.0f - b.lambda) * w + b.lambda * b.mean);
+}
+
+// Rust `Circuit::final_density`.
+TG_HD inline tg_circuit_blend tg_circuit_final_density(const tg_circuit_params& p,
+                                                       const tg_circuit_leg* legs, tg_u32 n,
+                                                       float target) {
+    float grow = 1.0f + 2.0f * p.transition;
+    float corners = 0.0f;
+    float fixed = 0.0f;
+    float points = 0.0f;
+    float straight = 1.0f / p.max_spacing_m;
+    float lo = straight;
+    float hi = straight;
+    for (tg_u32 k = 0u; k < n; ++k) {
+        float len = tg_abs(legs[k].turn) * legs[k].radius * grow;
+        float w = tg_circuit_corner_density(p, legs[k].radius);
+        corners += len;
+        fixed += tg_max(legs[k].straight, 0.0f);
+        points += len * w;
+        lo = tg_min(lo, w);
+        hi = tg_max(hi, w);
+    }
+    float straights = tg_max(target - corners - fixed, 0.25f * target) + fixed;
+    points += straights * straight;
+    float mean = points / (corners + straights);
+    float lambda = 0.0f;
+    if (lo < mean / TG_CIRCUIT_MAX_RATIO) {
+        lambda = tg_max(lambda, (mean / TG_CIRCUIT_MAX_RATIO - lo) / (mean - lo));
+    }
+    if (hi > mean / TG_CIRCUIT_MIN_RATIO) {
+        lambda = tg_max(lambda, (hi - mean / TG_CIRCUIT_MIN_RATIO) / (hi - mean));
+    }
+    float room = 0.9f * (float)p.n_max;
+    tg_circuit_blend b;
+    b.lambda = lambda;
+    b.mean = mean;
+    b.scale = points > room ? room / points : 1.0f;
+    return b;
+}
+
+// The straights' final spacing once the closure has fixed them (Rust
+// `Circuit::straight_spacing`): pieces per metre to *density, the length below which a straight
+// joins the corner before it to *join.
+TG_HD inline void tg_circuit_straight_spacing(const tg_circuit_params& p, tg_circuit_blend b,
+                                              const tg_circuit_leg* legs, const float* counts,
+                                              tg_u32 n, float target, float* density,
+                                              float* join) {
+    float grow = 1.0f + 2.0f * p.transition;
+    float corners = 0.0f;
+    float straights = 0.0f;
+    float steps = 0.0f;
+    float shortest = tg_inf();
+    for (tg_u32 k = 0u; k < n; ++k) {
+        float len = tg_abs(legs[k].turn) * legs[k].radius * grow;
+        float m = counts[k] + 1.0f;
+        corners += len;
+        straights += legs[k].straight;
+        steps += m;
+        shortest = tg_min(shortest, len / m);
+    }
+    float length = corners + straights;
+    float scale = length < target ? target / length : 1.0f;
+    float h = 1.0f / tg_circuit_blend_of(b, 1.0f / p.max_spacing_m) / scale;
+    h = tg_min(h, (TG_CIRCUIT_MAX_RATIO * corners + (TG_CIRCUIT_MAX_RATIO - 1.0f) * straights) /
+                      steps);
+    float over = corners + straights - shortest / TG_CIRCUIT_MIN_RATIO * steps;
+    if (over > 0.0f) {
+        h = tg_min(h, shortest / TG_CIRCUIT_MIN_RATIO * straights / over);
+    }
+    float mean = (corners + straights) / (steps + straights / h);
+    *density = 1.0f / h;
+    *join = 0.25f * mean;
+}
+
+// One corner in equal steps at `density` points per metre (Rust
+// `Circuit::integrate_corner_even`): the step points into pts, the end point to *end, the exit
+// heading to *exit_out; returns the count.
+TG_HD inline tg_u32 tg_circuit_integrate_corner_even(float transition, float turn, float radius,
+                                                     tg_f32x2 entry, float density, tg_vec2* pts,
+                                                     tg_vec2* end, tg_f32x2* exit_out) {
+    float mag = tg_abs(turn);
+    float kappa = turn < 0.0f ? -1.0f / radius : 1.0f / radius;
+    float ramp_turn = transition * mag;
+    float ramp_len = 2.0f * ramp_turn * radius;
+    float arc_len = (mag - 2.0f * ramp_turn) * radius;
+    float total = 2.0f * ramp_len + arc_len;
+    tg_u32 fine = tg_f32_to_u32(ceilf(total / (TG_CIRCUIT_EVEN_STEP_TURN * radius)));
+    tg_u32 n = tg_f32_to_u32(total * density + 0.5f);
+    n = n > fine ? n : fine;
+    n = n < 1u ? 1u : n;
+    n = n > TG_CIRCUIT_MAX_STEPS ? TG_CIRCUIT_MAX_STEPS : n;
+    float h = total / (float)n;
+    float ramp = kappa / (2.0f * ramp_len);
+    tg_f32x2 u = entry;
+    float before = 0.0f;
+    tg_vec2 pt = tg_v2(0.0f, 0.0f);
+    for (tg_u32 i = 0u; i < n; ++i) {
+        float s = ((float)i + 0.5f) * h;
+        float back = total - s;
+        float psi;
+        if (s < ramp_len) {
+            psi = ramp * (s * s);
+        } else if (back < ramp_len) {
+            psi = turn - ramp * (back * back);
+        } else {
+            psi = kappa * (0.5f * ramp_len + (s - ramp_len));
+        }
+        u = tg_circuit_rotate(u, tg_circuit_small_cos_sin(psi - before));
+        before = psi;
+        pt = tg_v2(pt.x + h * u.a, pt.y + h * u.b);
+        pts[i] = pt;
+    }
+    *end = pt;
+    *exit_out = tg_circuit_unit(tg_circuit_rotate(u, tg_circuit_small_cos_sin(turn - before)));
+    return n;
+}
+
 // The gap between the end of the legs' walk and its start.
 TG_HD inline tg_vec2 tg_circuit_gap(const tg_circuit_leg* legs, tg_u32 n) {
     tg_vec2 g = tg_v2(0.0f, 0.0f);
@@ -484,7 +634,23 @@ TG_HD inline float tg_circuit_segment_segment2(tg_vec2 p0, tg_vec2 p1, tg_vec2 q
 // `Circuit::walk`).
 TG_HD inline tg_u32 tg_circuit_walk_legs(const tg_circuit_params& p, const tg_circuit_leg* legs,
                                          tg_u32 n, const tg_vec2* local, const float* counts,
-                                         tg_vec2* out, tg_circuit_skeleton* sk) {
+                                         float density, float join, tg_vec2* out,
+                                         tg_circuit_skeleton* sk) {
+    bool final_points = p.final_points != 0u;
+    // At the final spacing: each straight's pieces (none when it joins the corner before it),
+    // and no track of more than n_max points.
+    if (final_points) {
+        tg_u32 total = 0u;
+        for (tg_u32 k = 0u; k < n; ++k) {
+            tg_u32 m = legs[k].straight < join
+                           ? 0u
+                           : tg_f32_to_u32(ceilf(legs[k].straight * density));
+            total += m + 1u + tg_f32_to_u32(counts[k]);
+        }
+        if (total > p.n_max) {
+            return 0u;
+        }
+    }
     tg_vec2 q0 = tg_v2(0.0f, 0.0f);
     tg_u32 written = 0u;
     float arc = 0.0f;
@@ -498,23 +664,36 @@ TG_HD inline tg_u32 tg_circuit_walk_legs(const tg_circuit_params& p, const tg_ci
         float corner_len = tg_abs(l.turn) * r * (1.0f + 2.0f * p.transition);
         // The longest step of the corner; a piece of `stride` steps strays from its chord by at
         // most (stride·h)²/(8r).
-        float h_max = r * tg_max(tg_circuit_step_turn(p.min_turn_radius_m, r),
-                                 0.25f * p.transition * tg_abs(l.turn));
+        float step = corner_len / (float)(count + 1u);
+        float h_max = final_points
+                          ? step
+                          : r * tg_max(tg_circuit_step_turn(p.min_turn_radius_m, r),
+                                       0.25f * p.transition * tg_abs(l.turn));
         tg_u32 stride = tg_f32_to_u32(sqrtf(piece_pad * r) / h_max);
         tg_u32 by_count = count / TG_CIRCUIT_MAX_PIECES + 1u;
         stride = stride > by_count ? stride : by_count;
         stride = stride > 1u ? stride : 1u;
         float piece = (float)stride * h_max;
         float pad = piece * piece / (8.0f * r);
-        float step = corner_len / (float)(count + 1u);
-        out[written] = q0;
-        written += 1u;
+        if (!final_points) {
+            out[written] = q0;
+            written += 1u;
+        } else {
+            tg_u32 m = l.straight < join ? 0u : tg_f32_to_u32(ceilf(l.straight * density));
+            for (tg_u32 i = 0u; i < m; ++i) {
+                float t = l.straight * ((float)i / (float)m);
+                out[written] = tg_v2(q0.x + t * l.cos_heading, q0.y + t * l.sin_heading);
+                written += 1u;
+            }
+        }
         if (l.straight > 0.0f) {
             tg_circuit_sk_push(sk, q0, arc, 0.0f);
             q0 = tg_v2(q0.x + l.straight * l.cos_heading, q0.y + l.straight * l.sin_heading);
+            arc += l.straight;
+        }
+        if (final_points || l.straight > 0.0f) {
             out[written] = q0;
             written += 1u;
-            arc += l.straight;
         }
         tg_circuit_sk_push(sk, q0, arc, pad);
         tg_u32 left = stride;
@@ -655,6 +834,10 @@ TG_HD inline tg_u32 tg_circuit_draw(const tg_circuit_params& p, tg_rng* rng, tg_
     // Corner shapes, lengths and headings.
     float target = tg_rng_range(rng, p.min_length_m, p.max_length_m);
     *target_out = target;
+    tg_circuit_blend blend = {0.0f, 0.0f, 1.0f};
+    if (p.final_points != 0u) {
+        blend = tg_circuit_final_density(p, legs, n, target);
+    }
     float fixed = 0.0f;
     // Each straight's heading ({a} cos, {b} sin) is the exit heading of the corner before it.
     tg_f32x2 heading = {1.0f, 0.0f};
@@ -662,10 +845,16 @@ TG_HD inline tg_u32 tg_circuit_draw(const tg_circuit_params& p, tg_rng* rng, tg_
         tg_circuit_leg* leg = &legs[k];
         tg_vec2 end;
         tg_f32x2 exit_heading;
-        tg_u32 count =
-            tg_circuit_integrate_corner(p.transition, p.min_turn_radius_m, leg->turn, leg->radius,
-                                        heading,
-                                        local + k * TG_CIRCUIT_MAX_STEPS, &end, &exit_heading);
+        tg_vec2* pts = local + k * TG_CIRCUIT_MAX_STEPS;
+        tg_u32 count;
+        if (p.final_points != 0u) {
+            float w = tg_circuit_blend_of(blend, tg_circuit_corner_density(p, leg->radius));
+            count = tg_circuit_integrate_corner_even(p.transition, leg->turn, leg->radius,
+                                                     heading, w, pts, &end, &exit_heading);
+        } else {
+            count = tg_circuit_integrate_corner(p.transition, p.min_turn_radius_m, leg->turn,
+                                                leg->radius, heading, pts, &end, &exit_heading);
+        }
         // The points but the last (the next leg's start).
         counts[k] = (float)(count - 1u);
         leg->dx = end.x;
@@ -728,7 +917,12 @@ TG_HD inline tg_u32 tg_circuit_draw(const tg_circuit_params& p, tg_rng* rng, tg_
     if (!tg_circuit_closed(g, tolerance)) {
         return 0u;
     }
-    return tg_circuit_walk_legs(p, legs, n, local, counts, out, sk);
+    float density = 0.0f;
+    float join = 0.0f;
+    if (p.final_points != 0u) {
+        tg_circuit_straight_spacing(p, blend, legs, counts, n, target, &density, &join);
+    }
+    return tg_circuit_walk_legs(p, legs, n, local, counts, density, join, out, sk);
 }
 
 // f32 scratch words of the lane: legs, corner step points, corner point counts, then the
@@ -740,8 +934,8 @@ TG_HD inline tg_u32 tg_circuit_scratch_len(tg_u32 max_corners) {
            (max_legs + 1u) + 4u * max_legs;
 }
 
-// One circuit into out (room for 2·max_corners·(TG_CIRCUIT_MAX_STEPS + 1) points, which the
-// pipeline's raw slice holds), with tg_circuit_scratch_len words of scratch; returns the number
+// One circuit into out (room for 2·max_corners·(TG_CIRCUIT_MAX_STEPS + 1) points, or n_max
+// when it writes the final points: the pipeline's raw slice), with tg_circuit_scratch_len words of scratch; returns the number
 // of points written, 0 when no draw of TG_CIRCUIT_DRAWS closes and keeps its clearance.
 TG_HD inline tg_u32 tg_circuit_lane(const tg_circuit_params& p, tg_rng* rng, float* scratch,
                                     tg_vec2* out) {

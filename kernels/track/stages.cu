@@ -80,6 +80,15 @@ TG_KERNEL(tg_track_resample, tg_resample_params) {
     const tg_u32* raw_count = (const tg_u32*)buf.ptr[1];
     tg_vec2* pts = (tg_vec2*)buf.ptr[2] + (tg_u64)e * p.n_max;
     tg_u32* count = (tg_u32*)buf.ptr[3];
+    if (p.curvature == 2u) {
+        // The generator wrote the final points (`sampling = "generator"`): copied as they are.
+        tg_u32 n = raw_count[e] < p.n_max ? raw_count[e] : p.n_max;
+        for (tg_u32 i = 0u; i < n; ++i) {
+            pts[i] = raw[i];
+        }
+        count[e] = n;
+        return;
+    }
     count[e] = p.curvature != 0u
                    ? tg_resample_adaptive(raw, raw_count[e], p.spacing_m, p.max_spacing_m,
                                           p.sagitta_m, pts, p.n_max,

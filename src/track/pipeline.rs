@@ -670,6 +670,7 @@ impl Pipeline {
             sagitta_m: t.sagitta_m,
         });
         let resample_scratch = self.thread_scratch.clone();
+        let copy = t.sampling == Sampling::Generator;
         attempt_body.push(pass(
             Some("tg_track_resample"),
             "resample",
@@ -677,7 +678,11 @@ impl Pipeline {
                 spacing_m: spacing,
                 raw_max: raw_max as u32,
                 n_max: n_max as u32,
-                curvature: u32::from(adaptive.is_some()),
+                curvature: match t.sampling {
+                    Sampling::Uniform => 0,
+                    Sampling::Curvature => 1,
+                    Sampling::Generator => 2,
+                },
                 max_spacing_m: t.max_spacing_m,
                 sagitta_m: t.sagitta_m,
             }),
@@ -708,6 +713,12 @@ impl Pipeline {
                             return;
                         }
                         let raw = &raw[..raw_count as usize];
+                        if copy {
+                            // The generator wrote the final points (at most `n_max`).
+                            pts[..raw.len()].copy_from_slice(raw);
+                            *count = raw_count;
+                            return;
+                        }
                         *count = match &adaptive {
                             None => resample_closed(raw, spacing, pts),
                             Some(rule) => resample_adaptive(raw, rule, pts, rows),
@@ -1261,7 +1272,7 @@ struct CountParams {
 }
 
 /// `tg_resample_params`: `curvature` 0 for constant spacing, 1 for curvature-adaptive spacing
-/// (then `max_spacing_m` and `sagitta_m` apply).
+/// (then `max_spacing_m` and `sagitta_m` apply), 2 for the generator's own points (copied).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 struct ResampleParams {

@@ -7,7 +7,10 @@
 //! checkpoint car that runs out of steps long before closing (forced closure) or that turns 45°
 //! per step, circuits without clothoid transitions (no ramp steps), with the widest transitions,
 //! with only hairpins reversed by counter-corners, only chicanes, or 40 sweepers squeezed into
-//! 50 m (attempts whose turning or gap does not close write no points), Voronoi regions of 2 of
+//! 50 m (attempts whose turning or gap does not close write no points), circuits writing their
+//! own final points (`sampling = "generator"`) into 64 points (draws over capacity drawn again),
+//! without transitions at a coarse sagitta, and with the widest transitions and spacings from 1
+//! to 80 m, Voronoi regions of 2 of
 //! 64 cells in a 40 m disc (cells clipped by 63 bisectors, a smoothing window of 5 points) and of
 //! 24 of 64 cells in a 300 m disc at grid 96 (outline steps of 2.08 m, 24-cell boundary walks), the
 //! repulsive flow with 16 points and no obstacle, and with 128 points, up to 12 obstacles of
@@ -25,7 +28,7 @@ use crate::emulated::{emulated, run};
 const ENVS: usize = 128;
 
 /// (name, kernel, generator section) of each edge preset; the track section is shared.
-const CASES: [(&str, &str, &str); 14] = [
+const CASES: [(&str, &str, &str); 17] = [
     (
         "polar-min",
         "tg_track_polar",
@@ -92,6 +95,29 @@ const CASES: [(&str, &str, &str); 14] = [
          hairpin_weight = 0.0\nslow_weight = 1.0\nsweeper_weight = 0.0\nchicane_weight = 0.0\n",
     ),
     (
+        "circuit-final-capped",
+        "tg_track_circuit",
+        "[track]\ngenerator = \"circuit\"\nsampling = \"generator\"\nn_max = 64\nscale_m = 240\n\
+         min_turn_radius_m = 12\nspacing_m = 5\nmax_spacing_m = 25\nsagitta_m = 0.25\n\
+         [circuit]\nmin_corners = 8\nmax_corners = 16\nmin_length_m = 1200\nmax_length_m = 2400\n",
+    ),
+    (
+        "circuit-final-no-ramps",
+        "tg_track_circuit",
+        "[track]\ngenerator = \"circuit\"\nsampling = \"generator\"\nscale_m = 240\n\
+         min_turn_radius_m = 12\nspacing_m = 4\nmax_spacing_m = 30\nsagitta_m = 1.0\n\
+         [circuit]\nmin_corners = 3\nmax_corners = 6\nreverse_fraction = 1.0\ntransition = 0.0\n\
+         hairpin_weight = 1.0\nslow_weight = 0.0\nsweeper_weight = 0.0\nchicane_weight = 0.0\n",
+    ),
+    (
+        "circuit-final-wide",
+        "tg_track_circuit",
+        "[track]\ngenerator = \"circuit\"\nsampling = \"generator\"\nn_max = 1024\nscale_m = 240\n\
+         min_turn_radius_m = 12\nspacing_m = 1\nmax_spacing_m = 80\nsagitta_m = 0.01\n\
+         [circuit]\nmin_corners = 3\nmax_corners = 40\nreverse_fraction = 1.0\ntransition = 0.45\n\
+         chicane_weight = 1.0\nmin_length_m = 50\nmax_length_m = 20000\n",
+    ),
+    (
         "voronoi-coarse",
         "tg_track_voronoi",
         "[track]\ngenerator = \"voronoi\"\nhalf_width_m = 1\nmin_turn_radius_m = 2\nscale_m = 40\n\
@@ -125,7 +151,13 @@ fn generator_kernels_match_the_cpu_at_their_parameter_bounds() {
         .map(|e| u8::from(trackgen::rng::mix64(e ^ 0x6e6e) % 2 == 0))
         .collect();
     for (name, kernel, text) in CASES {
-        let text = format!("{text}[relax]\nmax_windows = 2\n");
+        // Relaxation where the sampling allows it (not for a generator's own points).
+        let windows = if text.contains("sampling = \"generator\"") {
+            0
+        } else {
+            2
+        };
+        let text = format!("{text}[relax]\nmax_windows = {windows}\n");
         let preset = Preset::parse(&text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
         let masks = [mask.clone()];
         let cpu = run(&preset, ENVS, Backend::Cpu(Launch::new()), 11, &masks).0;

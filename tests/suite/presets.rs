@@ -123,6 +123,30 @@ fn cross_field_constraints() {
         m.contains("track.sagitta_m") && m.contains("[0.001, 10]"),
         "{m}"
     );
+    // The generator's own points: the circuit generator only, with the same two constraints.
+    let m =
+        err("[track]\ngenerator = \"polar\"\nsampling = \"generator\"\n[relax]\nmax_windows = 0\n");
+    assert!(
+        m.contains("track.sampling") && m.contains("\"circuit\"") && m.contains("\"polar\""),
+        "{m}"
+    );
+    let m = err(
+        "[track]\ngenerator = \"circuit\"\nsampling = \"generator\"\n[relax]\nmax_windows = 1\n",
+    );
+    assert!(
+        m.contains("relax.max_windows` = 1") && m.contains("generator"),
+        "{m}"
+    );
+    let m = err(
+        "[track]\ngenerator = \"circuit\"\nsampling = \"generator\"\nspacing_m = 8\n\
+         max_spacing_m = 6\n[relax]\nmax_windows = 0\n",
+    );
+    assert!(
+        m.contains("track.max_spacing_m` = 6") && m.contains("\"generator\""),
+        "{m}"
+    );
+    let p = Preset::load("circuit").unwrap();
+    assert_eq!(p.track.sampling, trackgen::preset::Sampling::Generator);
     // Uniform sampling ignores the curvature keys' relation (they keep their ranges).
     let p = Preset::parse("[track]\nspacing_m = 8\nmax_spacing_m = 6\n", "test").unwrap();
     assert_eq!(p.track.sampling, trackgen::preset::Sampling::Uniform);

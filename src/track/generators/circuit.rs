@@ -82,6 +82,28 @@
 //! A draw that does not close or does not keep its clearance is drawn again on the same stream,
 //! at most 6 times in all, before the lane writes no points (and the pipeline retries on a fresh
 //! stream). Scaling up to the target length only increases the distances the check measured.
+//!
+//! **Final points** (`sampling = "generator"`, [`FinalSpacing`]). The walk then writes the
+//! track's own points, which the pipeline keeps as they are (its resample pass copies them):
+//! no resampling. The density (points per metre) of a corner of radius `r` is the curvature
+//! rule's, `1 / √(8·r·sagitta)` within `[1 / max_spacing_m, 1 / spacing_m]`, times the mean of
+//! `√κ` over the corner relative to the arc's (the ramps' curvature rises linearly from 0, so
+//! their mean of `√κ` is 2/3 of the arc's: `((1 − 2q) + 4q·2/3) / (1 + 2q)` for transition `q`);
+//! a straight's is `1 / max_spacing_m`. Before the closure, with the straights' total the
+//! closure starts from, the densities are blended toward their length-weighted mean `w̄` where
+//! one lies outside `[w̄ / 2.2, w̄ / 0.3]` (the resampler's blend), and scaled down if the
+//! expected count passes 0.9·`n_max`. Each corner is then integrated in `round(length ·
+//! density)` equal steps (at least enough that an arc step turns by at most
+//! [`EVEN_STEP_TURN`]), each along the exact heading at its midpoint (quadratic in the arc
+//! position on the ramps, linear on the arc), turned on from the step before by
+//! `small_cos_sin` of the heading's change. After the closure, the straights' pieces are at most
+//! the blended `max_spacing_m` long on the scaled track, and short enough that the mean spacing
+//! keeps the longest piece within 2.2 times it and every corner step above 0.3 times it (the
+//! corners' steps are fixed by then); each straight is cut into `ceil(length / piece)` equal
+//! pieces, and one shorter than a quarter of the expected mean joins the corner before it (its
+//! start is not written: the chord from the corner's last step runs on to the straight's end).
+//! A draw of more than `n_max` points is drawn again. The validity check's even-spacing
+//! condition (every segment within `[0.2, 2.5]` times the mean) holds with these margins.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -91,6 +113,7 @@ use crate::geom::Vec2;
 use crate::lanes::{lanes_between, F32x8};
 use crate::math::{PI, TAU};
 use crate::rng::LaneRng;
+use crate::track::resample::{MAX_RATIO, MIN_RATIO};
 
 /// Largest turn of one corner after rescaling, radians (200°).
 const MAX_TURN: f32 = 200.0 * (PI / 180.0);
@@ -107,6 +130,8 @@ const MAX_RAMP_STEPS: usize = 8;
 const MAX_ARC_STEPS: usize = 24;
 /// Most integration steps of one corner.
 const MAX_STEPS: usize = 2 * MAX_RAMP_STEPS + MAX_ARC_STEPS;
+/// Largest heading change of one step of a corner written at its final spacing, radians.
+const EVEN_STEP_TURN: f32 = 0.45;
 /// Rounds of the clamped least-norm closure solve.
 const CLOSURE_ROUNDS: usize = 6;
 /// The `straight` of a leg whose straight is drawn from the length budget.
@@ -146,6 +171,70 @@ pub struct Circuit {
     pub min_turn_radius_m: f32,
     /// The preset's half width `hw`, metres (the construction's clearance check).
     pub half_width_m: f32,
+    /// The spacing of the track's final points when the generator writes them itself
+    /// (`sampling = "generator"`); `None` writes the fine integration steps for resampling.
+    pub spacing: Option<FinalSpacing>,
+}
+
+/// The blend of a draw's final-point densities: `w' = scale · ((1 − λ)·w + λ·w̄)`.
+#[derive(Clone, Copy, Debug)]
+struct FinalDensity {
+    lambda: f32,
+    mean: f32,
+    scale: f32,
+}
+
+impl FinalDensity {
+    fn of(&self, w: f32) -> f32 {
+        self.scale * ((1.0 - self.lambda) * w + self.lambda * self.mean)
+    }
+}
+
+/// A corner's signed curvature `κ` on its arc and its sections: each clothoid ramp turns by
+/// `ramp_turn` over `ramp_len`, the arc by `arc_turn` over `arc_len`.
+#[derive(Clone, Copy, Debug)]
+struct CornerShape {
+    kappa: f32,
+    ramp_turn: f32,
+    arc_turn: f32,
+    ramp_len: f32,
+    arc_len: f32,
+}
+
+/// How a draw's straights are cut at the final spacing.
+#[derive(Clone, Copy, Debug)]
+struct StraightPieces {
+    /// Pieces per metre.
+    density: f32,
+    /// The length below which a straight joins the corner before it (no piece).
+    join: f32,
+}
+
+impl StraightPieces {
+    /// The pieces of a straight `length` long: none below `join`, else `ceil(length · density)`.
+    fn of(&self, length: f32) -> usize {
+        if length < self.join {
+            0
+        } else {
+            (length * self.density).ceil() as usize
+        }
+    }
+}
+
+/// How the circuit generator spaces the track's final points (`sampling = "generator"`): about
+/// `√(8·r·sagitta_m)` apart within `[min_spacing_m, max_spacing_m]` on a corner of radius `r`,
+/// in pieces of at most `max_spacing_m` on a straight, both blended toward the mean spacing, at
+/// most `n_max` points (the module doc gives the rules).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FinalSpacing {
+    /// The finest spacing, metres.
+    pub min_spacing_m: f32,
+    /// The coarsest spacing, metres.
+    pub max_spacing_m: f32,
+    /// The largest distance of a corner's chord from its arc, metres.
+    pub sagitta_m: f32,
+    /// Most points of a track.
+    pub n_max: usize,
 }
 
 /// One leg in scratch: a straight, then a corner.
@@ -182,6 +271,12 @@ struct CircuitParams {
     transition: f32,
     min_turn_radius_m: f32,
     half_width_m: f32,
+    /// 1 when the walk writes the final points ([`FinalSpacing`]'s fields follow), else 0.
+    final_points: u32,
+    min_spacing_m: f32,
+    max_spacing_m: f32,
+    sagitta_m: f32,
+    n_max: u32,
 }
 
 /// `f32` words of one [`Leg`].
@@ -368,6 +463,24 @@ impl Circuit {
         (TIGHT_STEP_LENGTH * self.min_turn_radius_m / radius).clamp(STEP_TURN, TIGHT_STEP_TURN)
     }
 
+    /// The curvature and the sections of a corner that turns by `turn` at `radius`.
+    fn corner_shape(&self, turn: f32, radius: f32) -> CornerShape {
+        let mag = turn.abs();
+        let ramp_turn = self.transition * mag;
+        let arc_turn = mag - 2.0 * ramp_turn;
+        CornerShape {
+            kappa: if turn < 0.0 {
+                -1.0 / radius
+            } else {
+                1.0 / radius
+            },
+            ramp_turn,
+            arc_turn,
+            ramp_len: 2.0 * ramp_turn * radius,
+            arc_len: arc_turn * radius,
+        }
+    }
+
     /// Integrates one corner from the origin, entered at the heading `entry` (`(cos, sin)`):
     /// writes its step points (the end point last) into `pts` and returns `(count, end point,
     /// exit heading)`, the exit heading scaled to unit length.
@@ -378,17 +491,13 @@ impl Circuit {
         entry: [f32; 2],
         pts: &mut [Vec2],
     ) -> (usize, Vec2, [f32; 2]) {
-        let mag = turn.abs();
-        let kappa = if turn < 0.0 {
-            -1.0 / radius
-        } else {
-            1.0 / radius
-        };
-        let q = self.transition;
-        let ramp_turn = q * mag;
-        let arc_turn = mag - 2.0 * ramp_turn;
-        let ramp_len = 2.0 * ramp_turn * radius;
-        let arc_len = arc_turn * radius;
+        let CornerShape {
+            kappa,
+            ramp_turn,
+            arc_turn,
+            ramp_len,
+            arc_len,
+        } = self.corner_shape(turn, radius);
         let step_turn = self.step_turn(radius);
         let steps = |t: f32, cap: usize| -> usize {
             let s = (t / step_turn) as usize + 1;
@@ -439,6 +548,154 @@ impl Circuit {
         }
         let exit = unit(rotate(mirror, [entry[0], -entry[1]]));
         (walk.written, walk.p, exit)
+    }
+
+    /// The density (points per metre) that the curvature rule gives a corner of radius
+    /// `radius`, before the blend: `1 / √(8·r·sagitta)` within the spacings' bounds.
+    fn corner_density(&self, fs: &FinalSpacing, radius: f32) -> f32 {
+        let h = (8.0 * radius * fs.sagitta_m).sqrt();
+        // The ramps' curvature rises linearly from 0: their mean of √κ is 2/3 of the arc's.
+        let q = self.transition;
+        let mean = ((1.0 - 2.0 * q) + 4.0 * q * (2.0 / 3.0)) / (1.0 + 2.0 * q);
+        mean / h.clamp(fs.min_spacing_m, fs.max_spacing_m)
+    }
+
+    /// The densities of a draw's final points: the corners' and the straights' (`1 /
+    /// max_spacing_m`) blended toward their length-weighted mean `w̄` where one lies outside
+    /// `[w̄ / MAX_RATIO, w̄ / MIN_RATIO]` (the curvature resampler's rule, so that every segment
+    /// lies well within the validity check's `[0.2, 2.5]` times the mean), and all scaled down
+    /// where the track would need more than `n_max` points. The straights' total is the one
+    /// the closure starts from (`target` less the corners and the chicanes' straights).
+    fn final_density(&self, fs: &FinalSpacing, legs: &[Leg], target: f32) -> FinalDensity {
+        let grow = 1.0 + 2.0 * self.transition;
+        let (mut corners, mut fixed, mut points) = (0.0f32, 0.0f32, 0.0f32);
+        let straight = 1.0 / fs.max_spacing_m;
+        let (mut lo, mut hi) = (straight, straight);
+        for leg in legs {
+            let len = leg.turn.abs() * leg.radius * grow;
+            let w = self.corner_density(fs, leg.radius);
+            corners += len;
+            fixed += leg.straight.max(0.0);
+            points += len * w;
+            lo = lo.min(w);
+            hi = hi.max(w);
+        }
+        let straights = (target - corners - fixed).max(0.25 * target) + fixed;
+        points += straights * straight;
+        let mean = points / (corners + straights);
+        let mut lambda = 0.0f32;
+        if lo < mean / MAX_RATIO {
+            lambda = lambda.max((mean / MAX_RATIO - lo) / (mean - lo));
+        }
+        if hi > mean / MIN_RATIO {
+            lambda = lambda.max((hi - mean / MIN_RATIO) / (hi - mean));
+        }
+        // The blend keeps the expected count; a count over the capacity (less a margin for
+        // the rounding of each piece's count) widens every spacing by one factor.
+        let room = 0.9 * fs.n_max as f32;
+        let scale = if points > room { room / points } else { 1.0 };
+        FinalDensity {
+            lambda,
+            mean,
+            scale,
+        }
+    }
+
+    /// The straights' final spacing, once the closure has fixed their lengths: the blended
+    /// density's, shortened where the mean spacing would otherwise leave the corners' steps
+    /// (fixed before the closure) outside `[MIN_RATIO, MAX_RATIO]` times it, or the pieces
+    /// longer than `MAX_RATIO` times it.
+    fn straight_spacing(
+        &self,
+        fs: &FinalSpacing,
+        blend: &FinalDensity,
+        legs: &[Leg],
+        counts: &[f32],
+        target: f32,
+    ) -> StraightPieces {
+        let grow = 1.0 + 2.0 * self.transition;
+        let (mut corners, mut straights, mut steps) = (0.0f32, 0.0f32, 0.0f32);
+        let mut shortest = f32::INFINITY;
+        for (leg, &count) in legs.iter().zip(counts) {
+            let len = leg.turn.abs() * leg.radius * grow;
+            let n = count + 1.0;
+            corners += len;
+            straights += leg.straight;
+            steps += n;
+            shortest = shortest.min(len / n);
+        }
+        // The track is scaled up to its target length after this (see `run_lane`): the pieces'
+        // bound holds for the scaled track.
+        let length = corners + straights;
+        let scale = if length < target {
+            target / length
+        } else {
+            1.0
+        };
+        let mut h = 1.0 / blend.of(1.0 / fs.max_spacing_m) / scale;
+        // Pieces no longer than MAX_RATIO times the mean: h·(steps + straights / h) ≤
+        // MAX_RATIO·(corners + straights).
+        h = h.min((MAX_RATIO * corners + (MAX_RATIO - 1.0) * straights) / steps);
+        // A mean of at most shortest / MIN_RATIO.
+        let over = corners + straights - shortest / MIN_RATIO * steps;
+        if over > 0.0 {
+            h = h.min(shortest / MIN_RATIO * straights / over);
+        }
+        let mean = (corners + straights) / (steps + straights / h);
+        StraightPieces {
+            density: 1.0 / h,
+            join: 0.25 * mean,
+        }
+    }
+
+    /// [`integrate_corner`](Self::integrate_corner) in equal steps over the whole corner,
+    /// ramps and arc alike, `round(length · density)` of them (at least one, and enough that no
+    /// step turns by more than [`EVEN_STEP_TURN`] on the arc): each step along the exact heading
+    /// at its midpoint, turned on from the step before by the heading's change.
+    fn integrate_corner_even(
+        &self,
+        turn: f32,
+        radius: f32,
+        entry: [f32; 2],
+        density: f32,
+        pts: &mut [Vec2],
+    ) -> (usize, Vec2, [f32; 2]) {
+        let CornerShape {
+            kappa,
+            ramp_len,
+            arc_len,
+            ..
+        } = self.corner_shape(turn, radius);
+        let total = 2.0 * ramp_len + arc_len;
+        let fine = (total / (EVEN_STEP_TURN * radius)).ceil() as usize;
+        let n = ((total * density + 0.5) as usize)
+            .max(fine)
+            .clamp(1, MAX_STEPS);
+        let h = total / n as f32;
+        // The heading at arc position s from the corner's start (relative to its entry): κ·s²/2L
+        // on the first ramp (L its length), θ − κ·b²/2L on the second (b = total − s), and
+        // κ·(L/2 + s − L) on the arc. (No midpoint lies on a ramp of length 0.)
+        let ramp = kappa / (2.0 * ramp_len);
+        let heading = |s: f32| {
+            let back = total - s;
+            if s < ramp_len {
+                ramp * (s * s)
+            } else if back < ramp_len {
+                turn - ramp * (back * back)
+            } else {
+                kappa * (0.5 * ramp_len + (s - ramp_len))
+            }
+        };
+        let (mut u, mut before, mut p) = (entry, 0.0f32, Vec2::ZERO);
+        for (i, out) in pts[..n].iter_mut().enumerate() {
+            let psi = heading((i as f32 + 0.5) * h);
+            u = rotate(u, small_cos_sin(psi - before));
+            before = psi;
+            p = Vec2::new(p[0] + h * u[0], p[1] + h * u[1]);
+            *out = p;
+        }
+        let exit = unit(rotate(u, small_cos_sin(turn - before)));
+        (n, p, exit)
     }
 }
 
@@ -624,12 +881,22 @@ impl Circuit {
         }
         // Corner shapes, lengths and headings.
         let target = rng.range(self.min_length_m, self.max_length_m);
+        let final_spacing = self
+            .spacing
+            .as_ref()
+            .map(|fs| (fs, self.final_density(fs, legs, target)));
         let mut fixed = 0.0f32;
         // Each straight's heading is the exit heading of the corner before it.
         let mut heading = [1.0f32, 0.0];
         for (k, leg) in legs.iter_mut().enumerate() {
             let pts = &mut local[k * MAX_STEPS..(k + 1) * MAX_STEPS];
-            let (count, end, exit) = self.integrate_corner(leg.turn, leg.radius, heading, pts);
+            let (count, end, exit) = match &final_spacing {
+                None => self.integrate_corner(leg.turn, leg.radius, heading, pts),
+                Some((fs, blend)) => {
+                    let w = blend.of(self.corner_density(fs, leg.radius));
+                    self.integrate_corner_even(leg.turn, leg.radius, heading, w, pts)
+                }
+            };
             // The points but the last (the next leg's start).
             counts[k] = (count - 1) as f32;
             leg.dx = end[0];
@@ -696,7 +963,9 @@ impl Circuit {
         if !(g[0].abs() <= tolerance && g[1].abs() <= tolerance) {
             return (0, n, target);
         }
-        (self.walk(legs, local, counts, out, sk), n, target)
+        let straight = final_spacing
+            .map(|(fs, blend)| self.straight_spacing(fs, &blend, legs, counts, target));
+        (self.walk(legs, local, counts, straight, out, sk), n, target)
     }
 
     /// Walks the closed legs: writes each straight's ends and each corner's points moved to its
@@ -706,9 +975,21 @@ impl Circuit {
         legs: &[Leg],
         local: &[Vec2],
         counts: &[f32],
+        straight: Option<StraightPieces>,
         out: &mut [Vec2],
         sk: &mut Skeleton<'_>,
     ) -> usize {
+        // At the final spacing: each straight's pieces (none when it joins the corner before
+        // it), and no track of more than `n_max` points.
+        if let (Some(fs), Some(pieces)) = (&self.spacing, &straight) {
+            let mut total = 0;
+            for (leg, &count) in legs.iter().zip(counts) {
+                total += pieces.of(leg.straight) + 1 + count as usize;
+            }
+            if total > fs.n_max {
+                return 0;
+            }
+        }
         let mut p = Vec2::ZERO;
         let mut written = 0;
         let mut arc = 0.0f32;
@@ -722,23 +1003,42 @@ impl Circuit {
             // The longest step of the corner (a ramp's steps are longer when its step count is
             // capped); a piece of `stride` steps strays from its chord by at most
             // (stride·h)²/(8r), curvature being at most 1/r.
-            let h_max = r * self
-                .step_turn(r)
-                .max(0.25 * self.transition * leg.turn.abs());
+            let step = corner_len / (count + 1) as f32;
+            let h_max = match self.spacing {
+                None => {
+                    r * self
+                        .step_turn(r)
+                        .max(0.25 * self.transition * leg.turn.abs())
+                }
+                Some(_) => step,
+            };
             let stride = (((piece_pad * r).sqrt() / h_max) as usize)
                 .max(count / MAX_PIECES + 1)
                 .max(1);
             let piece = stride as f32 * h_max;
             let pad = piece * piece / (8.0 * r);
-            let step = corner_len / (count + 1) as f32;
-            out[written] = p;
-            written += 1;
+            match straight {
+                None => {
+                    out[written] = p;
+                    written += 1;
+                }
+                Some(pieces) => {
+                    let m = pieces.of(leg.straight);
+                    for i in 0..m {
+                        let t = leg.straight * (i as f32 / m as f32);
+                        out[written] = Vec2::new(p[0] + t * leg.cos, p[1] + t * leg.sin);
+                        written += 1;
+                    }
+                }
+            }
             if leg.straight > 0.0 {
                 sk.push(p, arc, 0.0);
                 p = Vec2::new(p[0] + leg.straight * leg.cos, p[1] + leg.straight * leg.sin);
+                arc += leg.straight;
+            }
+            if straight.is_some() || leg.straight > 0.0 {
                 out[written] = p;
                 written += 1;
-                arc += leg.straight;
             }
             sk.push(p, arc, pad);
             let mut left = stride;
@@ -1076,7 +1376,10 @@ impl Stage for Circuit {
         "circuit"
     }
     fn max_points(&self) -> usize {
-        self.max_legs() * (MAX_STEPS + 1)
+        match &self.spacing {
+            None => self.max_legs() * (MAX_STEPS + 1),
+            Some(fs) => fs.n_max,
+        }
     }
     fn scratch_len(&self) -> usize {
         let legs = self.max_legs();
@@ -1163,6 +1466,11 @@ impl Stage for Circuit {
                 transition: self.transition,
                 min_turn_radius_m: self.min_turn_radius_m,
                 half_width_m: self.half_width_m,
+                final_points: u32::from(self.spacing.is_some()),
+                min_spacing_m: self.spacing.map_or(0.0, |fs| fs.min_spacing_m),
+                max_spacing_m: self.spacing.map_or(0.0, |fs| fs.max_spacing_m),
+                sagitta_m: self.spacing.map_or(0.0, |fs| fs.sagitta_m),
+                n_max: u32::try_from(self.spacing.map_or(0, |fs| fs.n_max)).ok()?,
             }),
         })
     }
@@ -1184,6 +1492,7 @@ mod tests {
             transition: 0.2,
             min_turn_radius_m: 12.0,
             half_width_m: 6.0,
+            spacing: None,
         }
     }
 
@@ -1243,6 +1552,63 @@ mod tests {
                 "case {case}: turn {turn} exit {exit:?} error {err}"
             );
             assert_eq!(pts[count - 1], end, "case {case}");
+        }
+    }
+
+    #[test]
+    fn even_corners_turn_by_their_turn_in_equal_steps() {
+        // The final-spacing integration: exit heading and end point as above, equal steps
+        // (length · density rounded, or more where an arc step would turn too far), and every
+        // point within the step's sagitta of the corner the fine integration draws.
+        let mut rng = LaneRng::new(6, 0, 0, 1);
+        let (mut pts, mut fine) = (vec![Vec2::NAN; MAX_STEPS], vec![Vec2::NAN; MAX_STEPS]);
+        for case in 0..400 {
+            let c = Circuit {
+                transition: [0.0, 0.2, 0.45][case % 3],
+                ..f1_like()
+            };
+            let turn = rng.range(-MAX_TURN, MAX_TURN);
+            let radius = rng.range(12.0, 250.0);
+            let density = 1.0 / rng.range(2.0, 30.0);
+            let entry_angle = f64::from(rng.range(-3.0, 3.0));
+            let entry = [entry_angle.cos() as f32, entry_angle.sin() as f32];
+            let (count, end, exit) =
+                c.integrate_corner_even(turn, radius, entry, density, &mut pts);
+            let want = entry_angle + f64::from(turn);
+            let err =
+                (f64::from(exit[0]) - want.cos()).abs() + (f64::from(exit[1]) - want.sin()).abs();
+            assert!(
+                err < 1e-5,
+                "case {case}: turn {turn} exit {exit:?} error {err}"
+            );
+            assert_eq!(pts[count - 1], end, "case {case}");
+            let total = turn.abs() * radius * (1.0 + 2.0 * c.transition);
+            let h = total / count as f32;
+            assert!(
+                h <= EVEN_STEP_TURN * radius * 1.0001,
+                "case {case}: step {h}"
+            );
+            let by_density = ((total * density + 0.5) as usize).max(1);
+            assert!(count >= by_density.min(MAX_STEPS), "case {case}");
+            let mut from = Vec2::ZERO;
+            for p in &pts[..count] {
+                let step = ((p[0] - from[0]).powi(2) + (p[1] - from[1]).powi(2)).sqrt();
+                assert!(
+                    (step - h).abs() < 1e-3 * h.max(1.0),
+                    "case {case}: {step} vs {h}"
+                );
+                from = *p;
+            }
+            let (n_fine, fine_end, _) = c.integrate_corner(turn, radius, entry, &mut fine);
+            let (dx, dy) = (end[0] - fine_end[0], end[1] - fine_end[1]);
+            let apart = (dx * dx + dy * dy).sqrt();
+            // Both are chords of the same curve: their ends differ by the chords' shortening,
+            // at most a step's turn squared over 24 of the corner's length, and rounding.
+            let bound = total * (h / radius).powi(2) / 24.0 * 2.0 + 1e-3 * radius;
+            assert!(
+                apart < bound,
+                "case {case}: ends {apart} apart (bound {bound}, {n_fine})"
+            );
         }
     }
 

@@ -18,12 +18,12 @@ mod voronoi;
 use std::sync::Arc;
 
 use crate::geom::Vec2;
-use crate::preset::{GeneratorParams, Preset};
+use crate::preset::{GeneratorParams, Preset, Sampling};
 use crate::rng::LaneRng;
 
 pub use bezier::Bezier;
 pub use checkpoint::Checkpoint;
-pub use circuit::Circuit;
+pub use circuit::{Circuit, FinalSpacing};
 pub use hull::Hull;
 pub use polar::Polar;
 pub use repulsive::Repulsive;
@@ -194,6 +194,12 @@ pub fn from_preset(preset: &Preset) -> Arc<dyn Stage> {
             transition,
             min_turn_radius_m: preset.track.min_turn_radius_m,
             half_width_m: preset.track.half_width_m,
+            spacing: (preset.track.sampling == Sampling::Generator).then_some(FinalSpacing {
+                min_spacing_m: preset.track.spacing_m,
+                max_spacing_m: preset.track.max_spacing_m,
+                sagitta_m: preset.track.sagitta_m,
+                n_max: preset.track.n_max as usize,
+            }),
         }),
     }
 }
