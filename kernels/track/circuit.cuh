@@ -412,6 +412,11 @@ TG_HD inline tg_u32 tg_circuit_integrate_corner(float transition, float min_turn
     return w.written;
 }
 
+// The arc length of a leg's corner, its ramps included (Rust `Circuit::corner_length`).
+TG_HD inline float tg_circuit_corner_length(const tg_circuit_params& p, const tg_circuit_leg& l) {
+    return tg_abs(l.turn) * l.radius * (1.0f + 2.0f * p.transition);
+}
+
 // The final points' density of a corner of radius `radius` before the blend (Rust
 // `Circuit::corner_density`).
 TG_HD inline float tg_circuit_corner_density(const tg_circuit_params& p, float radius) {
@@ -439,7 +444,6 @@ TG_HD inline float tg_circuit_blend_of(tg_circuit_blend b, float w) {
 TG_HD inline tg_circuit_blend tg_circuit_final_density(const tg_circuit_params& p,
                                                        const tg_circuit_leg* legs, tg_u32 n,
                                                        float target) {
-    float grow = 1.0f + 2.0f * p.transition;
     float corners = 0.0f;
     float fixed = 0.0f;
     float points = 0.0f;
@@ -447,7 +451,7 @@ TG_HD inline tg_circuit_blend tg_circuit_final_density(const tg_circuit_params& 
     float lo = straight;
     float hi = straight;
     for (tg_u32 k = 0u; k < n; ++k) {
-        float len = tg_abs(legs[k].turn) * legs[k].radius * grow;
+        float len = tg_circuit_corner_length(p, legs[k]);
         float w = tg_circuit_corner_density(p, legs[k].radius);
         corners += len;
         fixed += tg_max(legs[k].straight, 0.0f);
@@ -480,13 +484,12 @@ TG_HD inline void tg_circuit_straight_spacing(const tg_circuit_params& p, tg_cir
                                               const tg_circuit_leg* legs, const float* counts,
                                               tg_u32 n, float target, float* density,
                                               float* join) {
-    float grow = 1.0f + 2.0f * p.transition;
     float corners = 0.0f;
     float straights = 0.0f;
     float steps = 0.0f;
     float shortest = tg_inf();
     for (tg_u32 k = 0u; k < n; ++k) {
-        float len = tg_abs(legs[k].turn) * legs[k].radius * grow;
+        float len = tg_circuit_corner_length(p, legs[k]);
         float m = counts[k] + 1.0f;
         corners += len;
         straights += legs[k].straight;
@@ -661,7 +664,7 @@ TG_HD inline tg_u32 tg_circuit_walk_legs(const tg_circuit_params& p, const tg_ci
         sk->first[k] = tg_f32_from_bits(sk->n);
         tg_u32 count = tg_f32_to_u32(counts[k]);
         float r = l.radius;
-        float corner_len = tg_abs(l.turn) * r * (1.0f + 2.0f * p.transition);
+        float corner_len = tg_circuit_corner_length(p, l);
         // The longest step of the corner; a piece of `stride` steps strays from its chord by at
         // most (stride·h)²/(8r).
         float step = corner_len / (float)(count + 1u);
@@ -859,7 +862,7 @@ TG_HD inline tg_u32 tg_circuit_draw(const tg_circuit_params& p, tg_rng* rng, tg_
         counts[k] = (float)(count - 1u);
         leg->dx = end.x;
         leg->dy = end.y;
-        fixed += tg_abs(leg->turn) * leg->radius * (1.0f + 2.0f * p.transition);
+        fixed += tg_circuit_corner_length(p, *leg);
         fixed += tg_max(leg->straight, 0.0f);
         leg->cos_heading = heading.a;
         leg->sin_heading = heading.b;
@@ -972,8 +975,7 @@ TG_HD inline tg_u32 tg_circuit_lane(const tg_circuit_params& p, tg_rng* rng, flo
         // the origin.
         float length = 0.0f;
         for (tg_u32 k = 0u; k < n; ++k) {
-            length += legs[k].straight +
-                      tg_abs(legs[k].turn) * legs[k].radius * (1.0f + 2.0f * p.transition);
+            length += legs[k].straight + tg_circuit_corner_length(p, legs[k]);
         }
         if (length > TG_CIRCUIT_MAX_STRETCH * p.max_length_m) {
             continue;

@@ -714,9 +714,11 @@ impl Pipeline {
                         }
                         let raw = &raw[..raw_count as usize];
                         if copy {
-                            // The generator wrote the final points (at most `n_max`).
-                            pts[..raw.len()].copy_from_slice(raw);
-                            *count = raw_count;
+                            // The generator wrote the final points (at most `n_max`; the
+                            // kernel's bound too).
+                            let n = raw.len().min(pts.len());
+                            pts[..n].copy_from_slice(&raw[..n]);
+                            *count = n as u32;
                             return;
                         }
                         *count = match &adaptive {

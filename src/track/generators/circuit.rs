@@ -463,6 +463,12 @@ impl Circuit {
         (TIGHT_STEP_LENGTH * self.min_turn_radius_m / radius).clamp(STEP_TURN, TIGHT_STEP_TURN)
     }
 
+    /// The arc length of `leg`'s corner: its turn at its radius, grown by the two clothoid
+    /// ramps (each as long as an arc of twice its turn).
+    fn corner_length(&self, leg: &Leg) -> f32 {
+        leg.turn.abs() * leg.radius * (1.0 + 2.0 * self.transition)
+    }
+
     /// The curvature and the sections of a corner that turns by `turn` at `radius`.
     fn corner_shape(&self, turn: f32, radius: f32) -> CornerShape {
         let mag = turn.abs();
@@ -567,12 +573,11 @@ impl Circuit {
     /// where the track would need more than `n_max` points. The straights' total is the one
     /// the closure starts from (`target` less the corners and the chicanes' straights).
     fn final_density(&self, fs: &FinalSpacing, legs: &[Leg], target: f32) -> FinalDensity {
-        let grow = 1.0 + 2.0 * self.transition;
         let (mut corners, mut fixed, mut points) = (0.0f32, 0.0f32, 0.0f32);
         let straight = 1.0 / fs.max_spacing_m;
         let (mut lo, mut hi) = (straight, straight);
         for leg in legs {
-            let len = leg.turn.abs() * leg.radius * grow;
+            let len = self.corner_length(leg);
             let w = self.corner_density(fs, leg.radius);
             corners += len;
             fixed += leg.straight.max(0.0);
@@ -613,11 +618,10 @@ impl Circuit {
         counts: &[f32],
         target: f32,
     ) -> StraightPieces {
-        let grow = 1.0 + 2.0 * self.transition;
         let (mut corners, mut straights, mut steps) = (0.0f32, 0.0f32, 0.0f32);
         let mut shortest = f32::INFINITY;
         for (leg, &count) in legs.iter().zip(counts) {
-            let len = leg.turn.abs() * leg.radius * grow;
+            let len = self.corner_length(leg);
             let n = count + 1.0;
             corners += len;
             straights += leg.straight;
@@ -901,7 +905,7 @@ impl Circuit {
             counts[k] = (count - 1) as f32;
             leg.dx = end[0];
             leg.dy = end[1];
-            fixed += leg.turn.abs() * leg.radius * (1.0 + 2.0 * self.transition);
+            fixed += self.corner_length(leg);
             fixed += leg.straight.max(0.0);
             [leg.cos, leg.sin] = heading;
             heading = exit;
@@ -999,12 +1003,12 @@ impl Circuit {
             sk.first[k] = f32::from_bits(sk.n as u32);
             let count = counts[k] as usize;
             let r = leg.radius;
-            let corner_len = leg.turn.abs() * r * (1.0 + 2.0 * self.transition);
+            let corner_len = self.corner_length(leg);
             // The longest step of the corner (a ramp's steps are longer when its step count is
             // capped); a piece of `stride` steps strays from its chord by at most
             // (stride·h)²/(8r), curvature being at most 1/r.
             let step = corner_len / (count + 1) as f32;
-            let h_max = match self.spacing {
+            let h_max = match straight {
                 None => {
                     r * self
                         .step_turn(r)
@@ -1410,8 +1414,7 @@ impl Stage for Circuit {
             // other generators' shapes.
             let mut length = 0.0f32;
             for leg in legs[..n].iter() {
-                length +=
-                    leg.straight + leg.turn.abs() * leg.radius * (1.0 + 2.0 * self.transition);
+                length += leg.straight + self.corner_length(leg);
             }
             if length > Self::MAX_STRETCH * self.max_length_m {
                 continue;
@@ -1528,6 +1531,33 @@ mod tests {
         }
     }
 
+    /// Case `case` of the corner tests: transitions from none to the widest in turn, a turn up
+    /// to the cap either way, a radius in 12–250 m.
+    fn corner_case(rng: &mut LaneRng, case: usize) -> (Circuit, f32, f32) {
+        let c = Circuit {
+            transition: [0.0, 0.2, 0.45][case % 3],
+            ..f1_like()
+        };
+        let turn = rng.range(-MAX_TURN, MAX_TURN);
+        (c, turn, rng.range(12.0, 250.0))
+    }
+
+    /// A random entry heading: its angle (f64) and its `(cos, sin)`.
+    fn entry_case(rng: &mut LaneRng) -> (f64, [f32; 2]) {
+        let angle = f64::from(rng.range(-3.0, 3.0));
+        (angle, [angle.cos() as f32, angle.sin() as f32])
+    }
+
+    /// The exit heading against f64 cos/sin of the entry angle plus the turn.
+    fn assert_exit(case: usize, turn: f32, entry_angle: f64, exit: [f32; 2]) {
+        let want = entry_angle + f64::from(turn);
+        let err = (f64::from(exit[0]) - want.cos()).abs() + (f64::from(exit[1]) - want.sin()).abs();
+        assert!(
+            err < 1e-5,
+            "case {case}: turn {turn} exit {exit:?} error {err}"
+        );
+    }
+
     #[test]
     fn corners_turn_by_their_turn_and_end_on_their_last_point() {
         // Exit heading against f64 cos/sin of entry + turn, over turns up to the cap, both
@@ -1535,22 +1565,10 @@ mod tests {
         let mut rng = LaneRng::new(5, 0, 0, 1);
         let mut pts = vec![Vec2::NAN; MAX_STEPS];
         for case in 0..400 {
-            let c = Circuit {
-                transition: [0.0, 0.2, 0.45][case % 3],
-                ..f1_like()
-            };
-            let turn = rng.range(-MAX_TURN, MAX_TURN);
-            let radius = rng.range(12.0, 250.0);
-            let entry_angle = f64::from(rng.range(-3.0, 3.0));
-            let entry = [entry_angle.cos() as f32, entry_angle.sin() as f32];
+            let (c, turn, radius) = corner_case(&mut rng, case);
+            let (entry_angle, entry) = entry_case(&mut rng);
             let (count, end, exit) = c.integrate_corner(turn, radius, entry, &mut pts);
-            let want = entry_angle + f64::from(turn);
-            let err =
-                (f64::from(exit[0]) - want.cos()).abs() + (f64::from(exit[1]) - want.sin()).abs();
-            assert!(
-                err < 1e-5,
-                "case {case}: turn {turn} exit {exit:?} error {err}"
-            );
+            assert_exit(case, turn, entry_angle, exit);
             assert_eq!(pts[count - 1], end, "case {case}");
         }
     }
@@ -1563,24 +1581,12 @@ mod tests {
         let mut rng = LaneRng::new(6, 0, 0, 1);
         let (mut pts, mut fine) = (vec![Vec2::NAN; MAX_STEPS], vec![Vec2::NAN; MAX_STEPS]);
         for case in 0..400 {
-            let c = Circuit {
-                transition: [0.0, 0.2, 0.45][case % 3],
-                ..f1_like()
-            };
-            let turn = rng.range(-MAX_TURN, MAX_TURN);
-            let radius = rng.range(12.0, 250.0);
+            let (c, turn, radius) = corner_case(&mut rng, case);
             let density = 1.0 / rng.range(2.0, 30.0);
-            let entry_angle = f64::from(rng.range(-3.0, 3.0));
-            let entry = [entry_angle.cos() as f32, entry_angle.sin() as f32];
+            let (entry_angle, entry) = entry_case(&mut rng);
             let (count, end, exit) =
                 c.integrate_corner_even(turn, radius, entry, density, &mut pts);
-            let want = entry_angle + f64::from(turn);
-            let err =
-                (f64::from(exit[0]) - want.cos()).abs() + (f64::from(exit[1]) - want.sin()).abs();
-            assert!(
-                err < 1e-5,
-                "case {case}: turn {turn} exit {exit:?} error {err}"
-            );
+            assert_exit(case, turn, entry_angle, exit);
             assert_eq!(pts[count - 1], end, "case {case}");
             let total = turn.abs() * radius * (1.0 + 2.0 * c.transition);
             let h = total / count as f32;
