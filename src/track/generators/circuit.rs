@@ -77,8 +77,17 @@
 //! their mispredicted branches: see the README's Performance › Tracks): which segments of the
 //! earlier leg can pair with the later one at all (their boxes meet its box, its first and last
 //! segments reach their window's bounds), then, for each of those, the later leg's segments
-//! against the window and its box; only a pair passing both is measured. The verdict is that of testing
-//! every pair in the window whose boxes meet, so the decisions do not depend on this order.
+//! against the window and its box; only a pair passing both is measured. With final points,
+//! pairs of legs along whose path the heading stays within a narrow cone are skipped too: every
+//! skeleton segment from the earlier leg's start to the later's end then heads within the cone
+//! (a chord heads between the headings of the steps it spans), so along the cone's bisector the
+//! path between two points advances by at least `cos(W/2)` times the arc between them, `W` the
+//! cone's width, and any pair in the window, more than π·hw apart along the arc, is at least
+//! `cos(W/2)·π·hw` apart: skipped where that is at least `2·hw` plus twice the largest pad (the
+//! earlier leg's self-pair for a corner of up to about 85° at the preset's pads; a chicane with
+//! its neighbours). The verdict is that of testing every pair in the window whose boxes meet,
+//! so the decisions do not depend on this order (the kernel twin tests those pairs without
+//! the leg filters).
 //! A draw that does not close or does not keep its clearance is drawn again on the same stream,
 //! at most 6 times in all, before the lane writes no points (and the pipeline retries on a fresh
 //! stream). Scaling up to the target length only increases the distances the check measured.
@@ -807,14 +816,11 @@ struct Skeleton<'a> {
     first: &'a mut [f32],
     /// Five equal rows of one word a leg: each leg's box, the union of its segments' boxes (lo
     /// x, lo y, hi x, hi y), and the arc position of its first vertex (the track's length after
-    /// the last leg).
+    /// the last leg); each row [`LANES`] words longer than that, like `arc`.
     legs: &'a mut [f32],
     /// Each segment's box, inflated by half the clearance and its pad: four equal rows (lo x,
     /// lo y, hi x, hi y), each [`LANES`] words longer than the vertices like `arc`.
     seg_boxes: &'a mut [f32],
-    /// Two equal rows of one word a leg: whether each leg's pairs with one leg are tested, then
-    /// the legs that are (bits in `f32` words).
-    partners: &'a mut [f32],
     /// Vertices written.
     n: usize,
 }
@@ -1068,6 +1074,20 @@ impl Circuit {
         written
     }
 
+    /// The widest cone of headings (radians) within which a path's points more than `near`
+    /// apart along the arc are at least `need` apart: `W` with `cos(W/2)·near ≥ need`, less
+    /// [`CONE_MARGIN`] and a relative 1e-3 of `near` for rounding; negative (no cone) where even
+    /// a straight path falls short, and without final points (the skeleton's arc positions
+    /// then spread a corner's length evenly over its steps, which the integration does not).
+    fn cone(&self, need: f32, near: f32) -> f32 {
+        let c = need / ((1.0 - 1e-3) * near);
+        if self.spacing.is_none() || c.is_nan() || c >= 1.0 {
+            return -1.0;
+        }
+        // acos(c), c in [0, 1).
+        2.0 * crate::math::atan2((1.0 - c * c).sqrt(), c) - CONE_MARGIN
+    }
+
     /// Whether the skeleton of `legs` legs keeps its clearance: every two segments whose points
     /// are all farther apart along the track than the validity check's neighbourhood (π·hw) and
     /// than the arc within which a path of curvature ≤ 1/R cannot come back to within 2·hw
@@ -1076,7 +1096,8 @@ impl Circuit {
     /// and some pair of their segments can lie that far apart along the track; a pair of legs is
     /// tested [`LANES`] segments at a time, branch-free, and its segments' exact distances are
     /// taken only where some pair's boxes meet in that window.
-    fn clear(&self, legs: usize, sk: &mut Skeleton<'_>) -> bool {
+    fn clear(&self, drawn: &[Leg], sk: &mut Skeleton<'_>) -> bool {
+        let legs = drawn.len();
         let clearance = 2.0 * self.half_width_m;
         let near = PI * self.half_width_m;
         let safe = TAU * self.min_turn_radius_m - near;
@@ -1097,6 +1118,7 @@ impl Circuit {
         let (leg_hi_x, rest) = rest.split_at_mut(leg_row);
         let (leg_hi_y, leg_arc) = rest.split_at_mut(leg_row);
         // Segment boxes inflated by half the clearance and their pads; leg boxes, their unions.
+        let mut pad_max = 0.0f32;
         for v in 0..n {
             let (p, q) = (pts[v], pts[v + 1]);
             let inflate = 0.5 * clearance + pad[v];
@@ -1104,7 +1126,9 @@ impl Circuit {
             lo_y[v] = p[1].min(q[1]) - inflate;
             hi_x[v] = p[0].max(q[0]) + inflate;
             hi_y[v] = p[1].max(q[1]) + inflate;
+            pad_max = pad_max.max(pad[v]);
         }
+        let cone = self.cone(clearance + 2.0 * pad_max, near);
         for k in 0..legs {
             let mut leg = [
                 f32::INFINITY,
@@ -1133,90 +1157,78 @@ impl Circuit {
             let bx = [lo_x[i], lo_y[i], hi_x[i], hi_y[i]];
             PairWindow::new(i, arc, near, safe, behind_near, behind_safe, bx)
         };
-        let (tested, partners) = sk.partners.split_at_mut(sk.partners.len() / 2);
-        let tested: &mut [u32] = bytemuck::cast_slice_mut(tested);
         for a in 0..legs {
             let (i0, i1) = (vertex(first[a]), vertex(first[a + 1]));
             // The legs from a on whose boxes meet leg a's and of which some segment pair can lie
             // in the window: one ending more than `safe` ahead of leg a's start, and one starting
             // less than `total − safe` ahead of leg a's end (the window's bounds grow with
-            // both ends of a segment, so no pair of legs failing either has a pair in it).
+            // both ends of a segment, so no pair of legs failing either has a pair in it); from
+            // the first the cone does not exempt, eight legs at a time.
             let (ahead, behind) = (leg_arc[a] + safe, leg_arc[a + 1] + behind_safe);
             let (ax0, ay0, ax1, ay1) = (leg_lo_x[a], leg_lo_y[a], leg_hi_x[a], leg_hi_y[a]);
-            let rows = leg_lo_x[a..legs]
-                .iter()
-                .zip(&leg_lo_y[a..legs])
-                .zip(&leg_hi_x[a..legs])
-                .zip(&leg_hi_y[a..legs])
-                .zip(&leg_arc[a..legs])
-                .zip(&leg_arc[a + 1..=legs]);
-            for (flag, (((((&bx0, &by0), &bx1), &by1), &s0), &s1)) in
-                tested[a..legs].iter_mut().zip(rows)
-            {
-                *flag = u32::from(
-                    (ax1 >= bx0)
-                        & (bx1 >= ax0)
-                        & (ay1 >= by0)
-                        & (by1 >= ay0)
-                        & (s1 > ahead)
-                        & (s0 < behind),
-                );
-            }
-            let mut m = 0;
-            for (b, &flag) in (a..legs).zip(&tested[a..legs]) {
-                partners[m] = f32::from_bits(b as u32);
-                m += flag as usize;
-            }
-            for &word in partners[..m].iter() {
-                let b = vertex(word);
-                let (j0, j1) = (vertex(first[b]), vertex(first[b + 1]));
-                // Segments of leg a that may pair with some segment of leg b: their boxes meet
-                // leg b's, and leg b's last segment starts and ends past their window's near
-                // bounds, its first before the far ones (each bound is the window's own sum).
-                let (end0, end1) = (arc[j1 - 1], arc[j1]);
-                let (start0, start1) = (arc[j0], arc[j0 + 1]);
-                let (bx0, by0, bx1, by1) = (leg_lo_x[b], leg_lo_y[b], leg_hi_x[b], leg_hi_y[b]);
-                let mut any = 0u32;
-                let mut block = i0;
-                while block < i1 {
-                    let count = (i1 - block) as i32;
-                    let lx: &[f32; LANES] = words(lo_x, block);
-                    let ly: &[f32; LANES] = words(lo_y, block);
-                    let hx: &[f32; LANES] = words(hi_x, block);
-                    let hy: &[f32; LANES] = words(hi_y, block);
-                    // The lanes' tests eight at a time (one compare each, `F32x8`).
-                    let a0 = F32x8::load(words(arc, block));
-                    let a1 = F32x8::load(words(arc, block + 1));
-                    let may = F32x8::splat(end1)
-                        .gt(a0 + F32x8::splat(safe))
-                        .and(F32x8::splat(end0).gt(a1 + F32x8::splat(near)))
-                        .and(F32x8::splat(start0).lt(a1 + F32x8::splat(behind_safe)))
-                        .and(F32x8::splat(start1).lt(a0 + F32x8::splat(behind_near)))
-                        .and(F32x8::load(hx).ge(F32x8::splat(bx0)))
-                        .and(F32x8::splat(bx1).ge(F32x8::load(lx)))
-                        .and(F32x8::load(hy).ge(F32x8::splat(by0)))
-                        .and(F32x8::splat(by1).ge(F32x8::load(ly)));
-                    let mut lanes = may.bits() & lanes_between(0, count);
-                    while lanes != 0 {
-                        let i = block + lanes.trailing_zeros() as usize;
-                        lanes &= lanes - 1;
-                        let w = window(i);
-                        any |= w.any_in(i, j0, j1, arc, [lo_x, lo_y, hi_x, hi_y]);
+            let mut base = cone_end(drawn, a, cone);
+            while base < legs {
+                let tested = F32x8::load(words(leg_hi_x, base))
+                    .ge(F32x8::splat(ax0))
+                    .and(F32x8::splat(ax1).ge(F32x8::load(words(leg_lo_x, base))))
+                    .and(F32x8::load(words(leg_hi_y, base)).ge(F32x8::splat(ay0)))
+                    .and(F32x8::splat(ay1).ge(F32x8::load(words(leg_lo_y, base))))
+                    .and(F32x8::load(words(leg_arc, base + 1)).gt(F32x8::splat(ahead)))
+                    .and(F32x8::load(words(leg_arc, base)).lt(F32x8::splat(behind)));
+                let mut partners = tested.bits() & lanes_between(0, (legs - base) as i32);
+                base += LANES;
+                while partners != 0 {
+                    let b = base - LANES + partners.trailing_zeros() as usize;
+                    partners &= partners - 1;
+                    let (j0, j1) = (vertex(first[b]), vertex(first[b + 1]));
+                    // Segments of leg a that may pair with some segment of leg b: their boxes meet
+                    // leg b's, and leg b's last segment starts and ends past their window's near
+                    // bounds, its first before the far ones (each bound is the window's own sum).
+                    let (end0, end1) = (arc[j1 - 1], arc[j1]);
+                    let (start0, start1) = (arc[j0], arc[j0 + 1]);
+                    let (bx0, by0, bx1, by1) = (leg_lo_x[b], leg_lo_y[b], leg_hi_x[b], leg_hi_y[b]);
+                    let mut any = 0u32;
+                    let mut block = i0;
+                    while block < i1 {
+                        let count = (i1 - block) as i32;
+                        let lx: &[f32; LANES] = words(lo_x, block);
+                        let ly: &[f32; LANES] = words(lo_y, block);
+                        let hx: &[f32; LANES] = words(hi_x, block);
+                        let hy: &[f32; LANES] = words(hi_y, block);
+                        // The lanes' tests eight at a time (one compare each, `F32x8`).
+                        let a0 = F32x8::load(words(arc, block));
+                        let a1 = F32x8::load(words(arc, block + 1));
+                        let may = F32x8::splat(end1)
+                            .gt(a0 + F32x8::splat(safe))
+                            .and(F32x8::splat(end0).gt(a1 + F32x8::splat(near)))
+                            .and(F32x8::splat(start0).lt(a1 + F32x8::splat(behind_safe)))
+                            .and(F32x8::splat(start1).lt(a0 + F32x8::splat(behind_near)))
+                            .and(F32x8::load(hx).ge(F32x8::splat(bx0)))
+                            .and(F32x8::splat(bx1).ge(F32x8::load(lx)))
+                            .and(F32x8::load(hy).ge(F32x8::splat(by0)))
+                            .and(F32x8::splat(by1).ge(F32x8::load(ly)));
+                        let mut lanes = may.bits() & lanes_between(0, count);
+                        while lanes != 0 {
+                            let i = block + lanes.trailing_zeros() as usize;
+                            lanes &= lanes - 1;
+                            let w = window(i);
+                            any |= w.any_in(i, j0, j1, arc, [lo_x, lo_y, hi_x, hi_y]);
+                        }
+                        block += LANES;
                     }
-                    block += LANES;
-                }
-                if any == 0 {
-                    continue;
-                }
-                // Some pair of boxes meets in the window: the exact distances of those pairs.
-                for i in i0..i1 {
-                    let w = window(i);
-                    for j in j0.max(i + 1)..j1 {
-                        if w.holds(arc[j], arc[j + 1], [lo_x[j], lo_y[j], hi_x[j], hi_y[j]]) {
-                            let need = clearance + pad[i] + pad[j];
-                            let d2 = segment_segment2(pts[i], pts[i + 1], pts[j], pts[j + 1]);
-                            if d2 < need * need {
-                                return false;
+                    if any == 0 {
+                        continue;
+                    }
+                    // Some pair of boxes meets in the window: the exact distances of those pairs.
+                    for i in i0..i1 {
+                        let w = window(i);
+                        for j in j0.max(i + 1)..j1 {
+                            if w.holds(arc[j], arc[j + 1], [lo_x[j], lo_y[j], hi_x[j], hi_y[j]]) {
+                                let need = clearance + pad[i] + pad[j];
+                                let d2 = segment_segment2(pts[i], pts[i + 1], pts[j], pts[j + 1]);
+                                if d2 < need * need {
+                                    return false;
+                                }
                             }
                         }
                     }
@@ -1226,6 +1238,10 @@ impl Circuit {
         true
     }
 }
+
+/// What the clearance check's cone of headings gives up for rounding, radians (the headings
+/// drift by about 1e-6 rad a corner).
+const CONE_MARGIN: f32 = 0.01;
 
 /// Lanes of the clearance check's branch-free pair test.
 const LANES: usize = 8;
@@ -1333,6 +1349,25 @@ impl PairWindow {
     }
 }
 
+/// The first leg from `a` on whose pair with leg `a` the cone does not exempt: the headings
+/// from leg `a`'s straight to leg `b`'s corner's end (relative to the straight's: the running
+/// sums of the turns) span more than `cone`. `a` itself when there is no cone.
+fn cone_end(legs: &[Leg], a: usize, cone: f32) -> usize {
+    if cone <= 0.0 {
+        return a;
+    }
+    let (mut heading, mut lo, mut hi) = (0.0f32, 0.0f32, 0.0f32);
+    for (b, leg) in legs.iter().enumerate().skip(a) {
+        heading += leg.turn;
+        lo = lo.min(heading);
+        hi = hi.max(heading);
+        if hi - lo > cone {
+            return b;
+        }
+    }
+    legs.len()
+}
+
 /// A skeleton vertex index kept in an `f32` scratch word by its bits ([`Skeleton::first`]).
 fn vertex(word: f32) -> usize {
     word.to_bits() as usize
@@ -1355,7 +1390,7 @@ impl Circuit {
         let (sk_pad, rest) = rest.split_at_mut(vertices);
         let (sk_seg_boxes, rest) = rest.split_at_mut(4 * (vertices + LANES));
         let (sk_first, rest) = rest.split_at_mut(max_legs + 1);
-        let (sk_legs, sk_partners) = rest.split_at_mut(5 * (max_legs + 1));
+        let sk_legs = &mut rest[..5 * (max_legs + 1 + LANES)];
         let sk = Skeleton {
             pts: bytemuck::cast_slice_mut(sk_pts),
             arc: sk_arc,
@@ -1363,7 +1398,6 @@ impl Circuit {
             first: sk_first,
             legs: sk_legs,
             seg_boxes: sk_seg_boxes,
-            partners: &mut sk_partners[..2 * max_legs],
             n: 0,
         };
         (
@@ -1392,8 +1426,7 @@ impl Stage for Circuit {
             + 8 * vertices
             + 5 * LANES
             + (legs + 1)
-            + 5 * (legs + 1)
-            + 2 * legs
+            + 5 * (legs + 1 + LANES)
     }
     fn run_lane(
         &self,
@@ -1405,7 +1438,7 @@ impl Stage for Circuit {
         let (legs, local, counts, mut sk) = self.scratch_parts(scratch);
         for _ in 0..DRAWS {
             let (written, n, target) = self.draw(rng, legs, local, counts, out, &mut sk);
-            if written == 0 || !self.clear(n, &mut sk) {
+            if written == 0 || !self.clear(&legs[..n], &mut sk) {
                 continue;
             }
             // A track the closure left shorter than its target is scaled up to it (radii grow
@@ -1686,12 +1719,17 @@ mod tests {
         // The leg-pair and lane filters only skip pairs that cannot fail: the verdict equals that
         // of testing every pair in the window whose boxes meet, on skeletons of real draws, at
         // half widths from the preset's to ones at which most draws fail.
+        // With final points the cone of headings skips leg pairs too.
         let mut refused = 0;
         let mut kept = 0;
-        for (case, hw) in [6.0f32, 12.0, 20.0, 30.0].into_iter().enumerate() {
+        let cases = [6.0f32, 12.0, 20.0, 30.0]
+            .into_iter()
+            .flat_map(|hw| [None, Some(final_spacing())].map(|spacing| (hw, spacing)));
+        for (case, (hw, spacing)) in cases.enumerate() {
             let c = Circuit {
                 half_width_m: hw,
                 min_turn_radius_m: 12.0f32.max(hw),
+                spacing,
                 ..f1_like()
             };
             let mut scratch = vec![f32::NAN; c.scratch_len()];
@@ -1703,7 +1741,7 @@ mod tests {
                 if written == 0 {
                     continue;
                 }
-                let verdict = c.clear(n, &mut sk);
+                let verdict = c.clear(&legs[..n], &mut sk);
                 let clearance = 2.0 * c.half_width_m;
                 let near = PI * c.half_width_m;
                 let safe = TAU * c.min_turn_radius_m - near;
@@ -1749,9 +1787,117 @@ mod tests {
             }
         }
         assert!(
-            refused >= 30 && kept >= 100,
+            refused >= 60 && kept >= 200,
             "{refused} refused, {kept} kept"
         );
+    }
+
+    /// The exact distance between the segments `p0 p1` and `q0 q1`, in f64: 0 where they cross,
+    /// else the least of the four endpoint-to-segment distances.
+    fn segment_distance_f64(p0: Vec2, p1: Vec2, q0: Vec2, q1: Vec2) -> f64 {
+        let f = |p: Vec2| (f64::from(p[0]), f64::from(p[1]));
+        let (p0, p1, q0, q1) = (f(p0), f(p1), f(q0), f(q1));
+        let cross = |o: (f64, f64), a: (f64, f64), b: (f64, f64)| {
+            (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+        };
+        let (d1, d2) = (cross(q0, q1, p0), cross(q0, q1, p1));
+        let (d3, d4) = (cross(p0, p1, q0), cross(p0, p1, q1));
+        if d1 * d2 < 0.0 && d3 * d4 < 0.0 {
+            return 0.0;
+        }
+        let to_segment = |p: (f64, f64), a: (f64, f64), b: (f64, f64)| {
+            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+            let l2 = dx * dx + dy * dy;
+            let t = if l2 > 0.0 {
+                (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / l2).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            (p.0 - a.0 - t * dx).hypot(p.1 - a.1 - t * dy)
+        };
+        to_segment(p0, q0, q1)
+            .min(to_segment(p1, q0, q1))
+            .min(to_segment(q0, p0, p1))
+            .min(to_segment(q1, p0, p1))
+    }
+
+    /// The spacing of the `circuit` preset's final points.
+    fn final_spacing() -> FinalSpacing {
+        FinalSpacing {
+            min_spacing_m: 5.0,
+            max_spacing_m: 25.0,
+            sagitta_m: 0.25,
+            n_max: 512,
+        }
+    }
+
+    #[test]
+    fn leg_pairs_in_a_narrow_cone_keep_their_clearance() {
+        // The premise of the cone's skip, on the skeletons of real draws with final points: every
+        // segment pair of the leg pairs it skips that lies in the window is at least 2·hw plus
+        // both pads apart (f64 distances), and it skips at least a fifth of all leg pairs.
+        let mut skipped = 0;
+        let mut pairs = 0;
+        let mut closest = f64::INFINITY;
+        for (case, hw) in [4.0f32, 6.0, 9.0].into_iter().enumerate() {
+            let c = Circuit {
+                half_width_m: hw,
+                spacing: Some(final_spacing()),
+                ..f1_like()
+            };
+            let mut scratch = vec![f32::NAN; c.scratch_len()];
+            let mut out = vec![Vec2::NAN; c.max_points()];
+            for e in 0..200 {
+                let mut rng = LaneRng::new(17, e, case as u32, 1);
+                let (legs, local, counts, sk) = c.scratch_parts(&mut scratch);
+                let mut sk = sk;
+                let (written, n, _) = c.draw(&mut rng, legs, local, counts, &mut out, &mut sk);
+                if written == 0 {
+                    continue;
+                }
+                let m = sk.n;
+                let (pts, arc, pad) = (&sk.pts[..=m], &sk.arc[..=m], &sk.pad[..m]);
+                let first: Vec<usize> = sk.first[..=n].iter().map(|&w| vertex(w)).collect();
+                let clearance = 2.0 * hw;
+                let near = PI * hw;
+                let safe = TAU * c.min_turn_radius_m - near;
+                let pad_max = pad.iter().fold(0.0f32, |a, &b| a.max(b));
+                let cone = c.cone(clearance + 2.0 * pad_max, near);
+                assert!(cone > 0.0, "hw {hw}, env {e}: no cone");
+                let total = arc[m];
+                for a in 0..n {
+                    let end = cone_end(&legs[..n], a, cone);
+                    pairs += n - a;
+                    skipped += end - a;
+                    for b in a..end {
+                        for i in first[a]..first[a + 1] {
+                            for j in first[b].max(i + 1)..first[b + 1] {
+                                let in_window = arc[j] > arc[i + 1] + near
+                                    && arc[j + 1] > arc[i] + safe
+                                    && arc[j + 1] < arc[i] + (total - near)
+                                    && arc[j] < arc[i + 1] + (total - safe);
+                                if !in_window {
+                                    continue;
+                                }
+                                let need = f64::from(clearance + pad[i] + pad[j]);
+                                let d =
+                                    segment_distance_f64(pts[i], pts[i + 1], pts[j], pts[j + 1]);
+                                closest = closest.min(d / need);
+                                assert!(
+                                    d >= need,
+                                    "hw {hw}, env {e}: legs {a}, {b}, segments {i}, {j}: {d} m"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            skipped * 5 >= pairs,
+            "the cone skipped {skipped} of {pairs} leg pairs"
+        );
+        assert!(closest.is_finite(), "no skipped pair lay in the window");
     }
 
     #[test]
@@ -1775,9 +1921,8 @@ mod tests {
             let mut arc = vec![0.0f32; 9 + LANES];
             let mut pad = vec![0.0f32; 9];
             let mut first: Vec<f32> = [0u32, 4, 8].into_iter().map(f32::from_bits).collect();
-            let mut legs = vec![0.0f32; 5 * 3];
+            let mut legs = vec![0.0f32; 5 * (3 + LANES)];
             let mut seg_boxes = vec![0.0f32; 4 * (9 + LANES)];
-            let mut partners = vec![0.0f32; 4];
             let mut sk = Skeleton {
                 pts: &mut pts,
                 arc: &mut arc,
@@ -1785,7 +1930,6 @@ mod tests {
                 first: &mut first,
                 legs: &mut legs,
                 seg_boxes: &mut seg_boxes,
-                partners: &mut partners,
                 n: 0,
             };
             let mut s = 0.0f32;
@@ -1798,7 +1942,13 @@ mod tests {
             }
             sk.pts[8] = sk.pts[0];
             sk.arc[8] = s + (sk.pts[0] - sk.pts[7]).length();
-            assert_eq!(c.clear(2, &mut sk), keeps, "gap {gap}");
+            // Two legs, each turning by π (the turns matter only to the cone, which needs
+            // final points).
+            let drawn = [PI, PI].map(|turn| Leg {
+                turn,
+                ..Leg::zeroed()
+            });
+            assert_eq!(c.clear(&drawn, &mut sk), keeps, "gap {gap}");
         }
     }
 
