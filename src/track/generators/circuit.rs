@@ -86,8 +86,8 @@
 //! `cos(W/2)·π·hw` apart: skipped where that is at least `2·hw` plus twice the largest pad (the
 //! earlier leg's self-pair for a corner of up to about 85° at the preset's pads; a chicane with
 //! its neighbours). The verdict is that of testing every pair in the window whose boxes meet,
-//! so the decisions do not depend on this order (the kernel twin tests those pairs without
-//! the leg filters).
+//! so the decisions do not depend on this order (the kernel twin filters by the leg boxes and
+//! the arc, one pair of legs after another, but without the cone or the eight-lane tests).
 //! A draw that does not close or does not keep its clearance is drawn again on the same stream,
 //! at most 6 times in all, before the lane writes no points (and the pipeline retries on a fresh
 //! stream). Scaling up to the target length only increases the distances the check measured.
@@ -1747,7 +1747,6 @@ mod tests {
                 let safe = TAU * c.min_turn_radius_m - near;
                 let m = sk.n;
                 let (pts, arc, pad) = (&sk.pts[..=m], &sk.arc[..=m], &sk.pad[..m]);
-                let total = arc[m];
                 let boxed = |v: usize| {
                     let (p, q) = (pts[v], pts[v + 1]);
                     let inflate = 0.5 * clearance + pad[v];
@@ -1760,12 +1759,8 @@ mod tests {
                 };
                 let mut all_pairs = true;
                 for i in 0..m {
-                    let (a0, a1) = (arc[i], arc[i + 1]);
                     for j in i + 1..m {
-                        let in_window = arc[j] > a1 + near
-                            && arc[j + 1] > a0 + safe
-                            && arc[j + 1] < a0 + (total - near)
-                            && arc[j] < a1 + (total - safe);
+                        let in_window = window_holds(arc, i, j, near, safe);
                         let (x, y) = (boxed(i), boxed(j));
                         let meet = x[2] >= y[0] && y[2] >= x[0] && x[3] >= y[1] && y[3] >= x[1];
                         if in_window && meet {
@@ -1790,6 +1785,18 @@ mod tests {
             refused >= 60 && kept >= 200,
             "{refused} refused, {kept} kept"
         );
+    }
+
+    /// Whether skeleton segments `i < j` lie in the clearance check's window, written out from
+    /// its definition: farther apart along the track than `near` and than `safe`, both ways
+    /// round the loop (`arc` holds the track's length after the last vertex).
+    fn window_holds(arc: &[f32], i: usize, j: usize, near: f32, safe: f32) -> bool {
+        let total = arc[arc.len() - 1];
+        let (a0, a1) = (arc[i], arc[i + 1]);
+        arc[j] > a1 + near
+            && arc[j + 1] > a0 + safe
+            && arc[j + 1] < a0 + (total - near)
+            && arc[j] < a1 + (total - safe)
     }
 
     /// The exact distance between the segments `p0 p1` and `q0 q1`, in f64: 0 where they cross,
@@ -1849,8 +1856,7 @@ mod tests {
             let mut out = vec![Vec2::NAN; c.max_points()];
             for e in 0..200 {
                 let mut rng = LaneRng::new(17, e, case as u32, 1);
-                let (legs, local, counts, sk) = c.scratch_parts(&mut scratch);
-                let mut sk = sk;
+                let (legs, local, counts, mut sk) = c.scratch_parts(&mut scratch);
                 let (written, n, _) = c.draw(&mut rng, legs, local, counts, &mut out, &mut sk);
                 if written == 0 {
                     continue;
@@ -1864,7 +1870,6 @@ mod tests {
                 let pad_max = pad.iter().fold(0.0f32, |a, &b| a.max(b));
                 let cone = c.cone(clearance + 2.0 * pad_max, near);
                 assert!(cone > 0.0, "hw {hw}, env {e}: no cone");
-                let total = arc[m];
                 for a in 0..n {
                     let end = cone_end(&legs[..n], a, cone);
                     pairs += n - a;
@@ -1872,11 +1877,7 @@ mod tests {
                     for b in a..end {
                         for i in first[a]..first[a + 1] {
                             for j in first[b].max(i + 1)..first[b + 1] {
-                                let in_window = arc[j] > arc[i + 1] + near
-                                    && arc[j + 1] > arc[i] + safe
-                                    && arc[j + 1] < arc[i] + (total - near)
-                                    && arc[j] < arc[i + 1] + (total - safe);
-                                if !in_window {
+                                if !window_holds(arc, i, j, near, safe) {
                                     continue;
                                 }
                                 let need = f64::from(clearance + pad[i] + pad[j]);
