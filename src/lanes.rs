@@ -6,6 +6,9 @@
 //! The compiler does not turn eight scalar comparisons ANDed into a mask into these
 //! instructions by itself (the lane loops of the circuit generator's clearance check compiled to
 //! about 90 scalar instructions per block of eight).
+//!
+//! [`F32x4`] holds a 3D point in four lanes (SSE4.1 where the build enables it): the ray march's
+//! per-step arithmetic, which the compiler split into a 2-lane vector and a scalar lane.
 
 #![allow(unsafe_code)]
 
@@ -173,6 +176,177 @@ impl std::ops::Add for F32x8 {
     }
 }
 
+/// Four `f32` lanes for points in 3D (the fourth lane a dummy): one SSE register where the
+/// build enables SSE4.1 (x86-64-v3), four scalars elsewhere. Every operation is IEEE's, lane by
+/// lane, so both forms give the same bits; [`min`](Self::min) and [`max`](Self::max) are
+/// [`crate::geom::sdf::fmin`] and [`fmax`](crate::geom::sdf::fmax) per lane (the second
+/// operand where either is NaN), which is what `minps` and `maxps` compute.
+#[derive(Clone, Copy, Debug)]
+pub struct F32x4(
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))] arch4::__m128,
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse4.1")))] [f32; 4],
+);
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+use std::arch::x86_64 as arch4;
+
+// SAFETY (every `unsafe` block below): the intrinsics called need SSE4.1 at most, and this code
+// is compiled only where the build enables SSE4.1 for the whole crate
+// (`cfg(target_feature = "sse4.1")`; x86-64-v3 implies it), whose binaries check the CPU at
+// start-up (`os::check_cpu`). The load and store touch the four words of a `[f32; 4]` or
+// `[u32; 4]` (`loadu`/`storeu` need no alignment).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+impl F32x4 {
+    /// The four words of `v`.
+    #[inline(always)]
+    pub fn load(v: &[f32; 4]) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch4::_mm_loadu_ps(v.as_ptr()) })
+    }
+
+    /// `x` in every lane.
+    #[inline(always)]
+    pub fn splat(x: f32) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch4::_mm_set1_ps(x) })
+    }
+
+    /// The integers `v` (each below 2^24 in magnitude: exact) as floats.
+    #[inline(always)]
+    pub fn from_i32(v: [i32; 4]) -> Self {
+        // SAFETY: see above; the load reads the four words of `v`.
+        Self(unsafe { arch4::_mm_cvtepi32_ps(arch4::_mm_loadu_si128(v.as_ptr().cast())) })
+    }
+
+    /// The four lanes.
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 4] {
+        let mut v = [0.0f32; 4];
+        // SAFETY: see above.
+        unsafe { arch4::_mm_storeu_ps(v.as_mut_ptr(), self.0) };
+        v
+    }
+
+    /// `fmin(self, o)` per lane: `self < o ? self : o`.
+    #[inline(always)]
+    pub fn min(self, o: Self) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch4::_mm_min_ps(self.0, o.0) })
+    }
+
+    /// `fmax(self, o)` per lane: `self > o ? self : o`.
+    #[inline(always)]
+    pub fn max(self, o: Self) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch4::_mm_max_ps(self.0, o.0) })
+    }
+
+    /// `floor` per lane.
+    #[inline(always)]
+    pub fn floor(self) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch4::_mm_floor_ps(self.0) })
+    }
+
+    /// Each lane rounded toward zero to an integer, for lanes in `(−2^31, 2^31)` (one
+    /// conversion instruction).
+    #[inline(always)]
+    pub fn truncate(self) -> [i32; 4] {
+        let mut v = [0i32; 4];
+        // SAFETY: see above; the store writes the four words of `v`.
+        unsafe {
+            arch4::_mm_storeu_si128(v.as_mut_ptr().cast(), arch4::_mm_cvttps_epi32(self.0));
+        }
+        v
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse4.1")))]
+impl F32x4 {
+    /// The four words of `v`.
+    #[inline(always)]
+    pub fn load(v: &[f32; 4]) -> Self {
+        Self(*v)
+    }
+
+    /// `x` in every lane.
+    #[inline(always)]
+    pub fn splat(x: f32) -> Self {
+        Self([x; 4])
+    }
+
+    /// The integers `v` (each below 2^24 in magnitude: exact) as floats.
+    #[inline(always)]
+    pub fn from_i32(v: [i32; 4]) -> Self {
+        Self(v.map(|x| x as f32))
+    }
+
+    /// The four lanes.
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 4] {
+        self.0
+    }
+
+    /// `fmin(self, o)` per lane: `self < o ? self : o`.
+    #[inline(always)]
+    pub fn min(self, o: Self) -> Self {
+        Self(std::array::from_fn(|t| {
+            if self.0[t] < o.0[t] {
+                self.0[t]
+            } else {
+                o.0[t]
+            }
+        }))
+    }
+
+    /// `fmax(self, o)` per lane: `self > o ? self : o`.
+    #[inline(always)]
+    pub fn max(self, o: Self) -> Self {
+        Self(std::array::from_fn(|t| {
+            if self.0[t] > o.0[t] {
+                self.0[t]
+            } else {
+                o.0[t]
+            }
+        }))
+    }
+
+    /// `floor` per lane.
+    #[inline(always)]
+    pub fn floor(self) -> Self {
+        Self(self.0.map(f32::floor))
+    }
+
+    /// Each lane rounded toward zero to an integer, for lanes in `(−2^31, 2^31)`.
+    #[inline(always)]
+    pub fn truncate(self) -> [i32; 4] {
+        self.0.map(|x| x as i32)
+    }
+}
+
+/// Lane-wise arithmetic of [`F32x4`]: one IEEE operation per lane.
+macro_rules! f32x4_op {
+    ($trait:ident, $method:ident, $intrinsic:ident, $op:tt) => {
+        impl std::ops::$trait for F32x4 {
+            type Output = Self;
+
+            #[inline(always)]
+            fn $method(self, o: Self) -> Self {
+                #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+                // SAFETY: as for the methods of `F32x4` (SSE4.1 is enabled for the whole build
+                // here).
+                return Self(unsafe { arch4::$intrinsic(self.0, o.0) });
+                #[cfg(not(all(target_arch = "x86_64", target_feature = "sse4.1")))]
+                Self(std::array::from_fn(|t| self.0[t] $op o.0[t]))
+            }
+        }
+    };
+}
+
+f32x4_op!(Add, add, _mm_add_ps, +);
+f32x4_op!(Sub, sub, _mm_sub_ps, -);
+f32x4_op!(Mul, mul, _mm_mul_ps, *);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +415,67 @@ mod tests {
                     a[t]
                 );
             }
+        }
+    }
+
+    /// Every operation of `F32x4` equals the scalar one lane by lane (`min` and `max` are
+    /// `fmin` and `fmax`), NaN, infinities, ±0 and ties included; `from_i32` and `truncate`
+    /// convert exactly where their docs say.
+    #[test]
+    fn four_lanes_equal_scalar_operations() {
+        use crate::geom::sdf::{fmax, fmin};
+        let specials = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1.5,
+            -2.5,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::MIN_POSITIVE,
+            3.4e38,
+        ];
+        let mut state = 0x2545_f491_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let bits = |v: [f32; 4]| v.map(f32::to_bits);
+        for _ in 0..4000 {
+            let mut pick = || {
+                let r = next();
+                if r % 3 == 0 {
+                    specials[(r / 3) as usize % specials.len()]
+                } else {
+                    (r as i32 % 100_000) as f32 * 0.013
+                }
+            };
+            let a: [f32; 4] = std::array::from_fn(|_| pick());
+            let b: [f32; 4] = std::array::from_fn(|_| pick());
+            let (va, vb) = (F32x4::load(&a), F32x4::load(&b));
+            let lanes = |f: &dyn Fn(f32, f32) -> f32| bits(std::array::from_fn(|t| f(a[t], b[t])));
+            assert_eq!(bits((va + vb).to_array()), lanes(&|x, y| x + y));
+            assert_eq!(bits((va - vb).to_array()), lanes(&|x, y| x - y));
+            assert_eq!(bits((va * vb).to_array()), lanes(&|x, y| x * y));
+            assert_eq!(bits(va.min(vb).to_array()), lanes(&fmin), "{a:?} {b:?}");
+            assert_eq!(bits(va.max(vb).to_array()), lanes(&fmax), "{a:?} {b:?}");
+            assert_eq!(bits(va.floor().to_array()), lanes(&|x, _| x.floor()));
+            assert_eq!(bits(F32x4::splat(a[1]).to_array()), [a[1].to_bits(); 4]);
+            let small = a.map(|x| if x.abs() < 2.0e9 { x } else { 0.5 });
+            assert_eq!(
+                F32x4::load(&small).truncate(),
+                small.map(|x| x as i32),
+                "{small:?}"
+            );
+            let ints: [i32; 4] = std::array::from_fn(|_| (next() as i32) >> 8);
+            assert_eq!(
+                bits(F32x4::from_i32(ints).to_array()),
+                ints.map(|i| (i as f32).to_bits())
+            );
         }
     }
 }

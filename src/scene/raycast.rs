@@ -71,6 +71,7 @@ use super::dag::{
 };
 use crate::exec::Launch;
 use crate::geom::sdf::{fmax, fmin};
+use crate::lanes::F32x4;
 use crate::{Error, Result};
 
 /// `hit` value: no surface before `max_distance`.
@@ -380,7 +381,7 @@ fn cast_in(
         // `cross_cell` reads that cell's corners from the brick again: handing the eight decoded
         // corners over from `brick_cell` kept them alive across every bound step, and cost
         // 3–4% more instructions per camera ray (callgrind) than the second read here.
-        let (exit, root, low) = march.cross_cell(t, q, hi);
+        let (exit, root, low) = march.cross_cell(t, q.to_array(), hi);
         if let Some(t_hit) = root {
             return (t_hit * h, HIT, step);
         }
@@ -443,7 +444,7 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
         aux: Cursor::new(e.root, view.info.resolution),
         table: None,
     };
-    let v = march.voxel(march.p);
+    let v = march.voxel(F32x4::load(&march.p));
     march.locate(v);
     Some(march.exact(q).0 * e.voxel_size)
 }
@@ -626,19 +627,23 @@ struct March<'a, 'v, 't> {
 impl March<'_, '_, '_> {
     /// The point at ray parameter `t` (the fourth lane 0 for a finite `t`).
     #[inline(always)]
-    fn at(&self, t: f32) -> [f32; 4] {
-        std::array::from_fn(|a| self.p[a] + t * self.d[a])
+    fn at(&self, t: f32) -> F32x4 {
+        F32x4::load(&self.p) + F32x4::splat(t) * F32x4::load(&self.d)
     }
 
     /// The voxel holding `q`, clamped into the grid.
     #[inline(always)]
-    fn voxel(&self, q: [f32; 4]) -> [u32; 3] {
-        let top = self.top;
-        // Clamped into [0, top] (a NaN becomes 0 at `fmax`), `top < 2^16`, so the floor is
-        // exact in `floor_bits`. Four lanes, the last a dummy, so each step is one 4-wide
-        // vector (a cast with saturation is three scalar chains).
-        let c: [u32; 4] = std::array::from_fn(|a| floor_bits(fmin(fmax(q[a], 0.0), top)).1);
-        [c[0], c[1], c[2]]
+    fn voxel(&self, q: F32x4) -> [u32; 3] {
+        // Clamped into [0, top] (a NaN becomes 0 at `fmax`), `top < 2^16`, so truncating is
+        // the floor, exactly. Four lanes, the last a dummy, each step one 4-wide vector (a
+        // cast with saturation is three scalar chains; arrays of four compiled to a 2-wide
+        // vector beside a scalar lane, and the floor as a round and the bits of `y + 2^23`
+        // took three dependent operations more than this conversion).
+        let c = q
+            .max(F32x4::splat(0.0))
+            .min(F32x4::splat(self.top))
+            .truncate();
+        [c[0] as u32, c[1] as u32, c[2] as u32]
     }
 
     #[inline(always)]
@@ -668,31 +673,28 @@ impl March<'_, '_, '_> {
     /// The brick's own trilinear cell at `q` (clamped at the brick's edges, the clamping
     /// distance counted in the penalty).
     #[inline(always)]
-    fn brick_cell(&self, brick: u32, min: [u32; 3], q: [f32; 4]) -> Cell {
+    fn brick_cell(&self, brick: u32, min: [u32; 3], q: F32x4) -> Cell {
         let b = &self.view.bricks[brick as usize];
         // Four lanes, the last a dummy, so each step below is one 4-wide vector.
         // `min < 2^16`: exact through `i32`, one vector conversion.
-        let m4 = [
-            min[0] as i32 as f32,
-            min[1] as i32 as f32,
-            min[2] as i32 as f32,
-            0.0,
-        ];
+        let m4 = F32x4::from_i32([min[0] as i32, min[1] as i32, min[2] as i32, 0]);
         // `q − min` is exact: the point lies in its brick (or on the clamped rim beside it), so
         // `|q − min| ≤ 8`, and the integer `min` is a multiple of `q`'s float spacing, so the
         // difference is too and fits 24 bits. This is thus the one rounding of `q − min − 0.5`
         // that `(q − min) − 0.5` is, bit for bit, with `min + 0.5` off the point's chain of
         // dependent operations (CPU time casting 0–4% lower, the same instructions).
-        let x: [f32; 4] = std::array::from_fn(|a| q[a] - (m4[a] + 0.5));
+        let x = q - (m4 + F32x4::splat(0.5));
         // The cell's lower corner in the brick: `x` clamped into [0, 6] (never NaN:
-        // `fmax(NaN, 0) = 0`), floored.
-        let i0: [(f32, u32); 4] = std::array::from_fn(|a| floor_bits(fmin(fmax(x[a], 0.0), 6.0)));
+        // `fmax(NaN, 0) = 0`), floored; as integers, truncated (the same: it is not negative).
+        let clamped = x.max(F32x4::splat(0.0)).min(F32x4::splat(6.0));
+        let (lower, i0) = (clamped.floor(), clamped.truncate().map(|v| v as u32));
         // The point's offset from the lower corner (outside `[0, 1]` past a clamped edge).
-        let u: [f32; 4] = std::array::from_fn(|a| x[a] - i0[a].0);
-        let w: [f32; 4] = std::array::from_fn(|a| 1.0 - u[a]);
+        let u = x - lower;
+        let w = F32x4::splat(1.0) - u;
         // Per axis, the squared offsets of the point from the cell's lower and upper corner.
-        let sq: [[f32; 2]; 3] = std::array::from_fn(|a| [u[a] * u[a], w[a] * w[a]]);
-        let base = (i0[0].1 + (i0[1].1 << 3) + (i0[2].1 << 6)) as usize;
+        let (uu, ww) = ((u * u).to_array(), (w * w).to_array());
+        let sq: [[f32; 2]; 3] = std::array::from_fn(|a| [uu[a], ww[a]]);
+        let base = (i0[0] + (i0[1] << 3) + (i0[2] << 6)) as usize;
         // One bounds check for the eight corners (`base ≤ 6 · 73`, so the window fits).
         let w = &b[base..base + 74];
         let pair = |o: usize| u64::from(u16::from_le_bytes([w[o] as u8, w[o + 1] as u8]));
@@ -789,7 +791,7 @@ impl March<'_, '_, '_> {
     /// [`WALK_STAY_VOX`], at the clamped rim of the domain, and when the budget is spent.
     fn walk(&mut self, t: f32, t_end: f32, budget: u32) -> (Walk, u32) {
         let top = self.top;
-        let q = self.at(t);
+        let q = self.at(t).to_array();
         let mut i = [0u32; 3];
         for a in 0..3 {
             let g = q[a] - 0.5;
@@ -836,7 +838,7 @@ impl March<'_, '_, '_> {
             let k = self.grid_corners(i);
             let low = k.iter().fold(f32::INFINITY, |m, &v| fmin(m, v));
             if low <= 0.0 {
-                let q = self.at(t);
+                let q = self.at(t).to_array();
                 let f = [0, 1, 2].map(|a| q[a] - 0.5 - i[a] as f32);
                 let s_exit = fmax(fmin(exit, t_end) - t, 0.0);
                 if let Some(s) =
@@ -989,17 +991,6 @@ impl March<'_, '_, '_> {
             }
         }
     }
-}
-
-/// `floor(x)` as a float and as an integer, for `x` in `[0, 2²³)`: the integer is read off the
-/// bits of `floor(x) + 2²³` (the float with exponent 23 whose mantissa is the integer), so a
-/// vector of these is a round, an add and an integer subtract, with none of the clamps a
-/// saturating cast adds.
-#[inline(always)]
-fn floor_bits(x: f32) -> (f32, u32) {
-    const TWO_23: f32 = 8_388_608.0;
-    let y = x.floor();
-    (y, (y + TWO_23).to_bits() - TWO_23.to_bits())
 }
 
 /// Whether any of the eight bytes of `word` is `byte` (the zero-byte test of Mycroft's
@@ -1350,19 +1341,24 @@ mod tests {
         }
     }
 
-    /// `floor_bits` agrees with `floor` and the saturating casts it replaced on every float at
-    /// and around each integer up to the largest grid (`R = 1024`) and on a sweep between them.
+    /// The four-lane floor and truncation that [`March::voxel`] and [`March::brick_cell`] take
+    /// agree with `floor` and the saturating casts they replaced on every float at and around
+    /// each integer up to the largest grid (`R = 1024`) and on a sweep between them.
     #[test]
-    fn floor_bits_matches_floor_and_the_cast() {
+    fn lane_floor_and_truncation_match_floor_and_the_cast() {
         let mut xs = vec![0.0f32, -0.0, f32::MIN_POSITIVE, 0.5, 6.0, 1023.0, 65_535.0];
         for i in 0..=1100u32 {
             let x = i as f32;
             xs.extend([x, x.next_up(), x.next_down().max(0.0), x + 0.5, x + 0.999_9]);
         }
         for x in xs {
-            let (y, n) = floor_bits(x);
-            assert_eq!(y.to_bits(), x.floor().to_bits(), "floor of {x}");
-            assert_eq!(n, u32::from(x as u16), "integer of {x}");
+            let v = F32x4::splat(x);
+            assert_eq!(
+                v.floor().to_array().map(f32::to_bits),
+                [x.floor().to_bits(); 4],
+                "floor of {x}"
+            );
+            assert_eq!(v.truncate(), [i32::from(x as u16); 4], "integer of {x}");
         }
     }
 }
