@@ -59,6 +59,18 @@ impl F32x8 {
         v
     }
 
+    /// Each lane rounded toward zero to an integer, for lanes in `(−2^31, 2^31)` (one
+    /// conversion instruction).
+    #[inline(always)]
+    pub fn truncate(self) -> [i32; 8] {
+        let mut v = [0i32; 8];
+        // SAFETY: see above; the store writes the eight words of `v`.
+        unsafe {
+            arch::_mm256_storeu_si256(v.as_mut_ptr().cast(), arch::_mm256_cvttps_epi32(self.0));
+        }
+        v
+    }
+
     /// `self > o` per lane.
     #[inline(always)]
     pub fn gt(self, o: Self) -> Mask8 {
@@ -116,6 +128,12 @@ impl F32x8 {
     #[inline(always)]
     pub fn to_array(self) -> [f32; 8] {
         self.0
+    }
+
+    /// Each lane rounded toward zero to an integer, for lanes in `(−2^31, 2^31)`.
+    #[inline(always)]
+    pub fn truncate(self) -> [i32; 8] {
+        self.0.map(|x| x as i32)
     }
 
     /// `self > o` per lane.

@@ -72,6 +72,8 @@ use super::dag::{
 use crate::exec::Launch;
 use crate::geom::sdf::{fmax, fmin};
 use crate::lanes::F32x4;
+
+mod packet;
 use crate::{Error, Result};
 
 /// `hit` value: no surface before `max_distance`.
@@ -243,14 +245,47 @@ pub fn cast_rays(
             .for_each_init(
                 || LeafTable::new(view.info.resolution),
                 |table, (c, ((dist, hit), steps))| {
-                    for j in 0..dist.len() {
-                        let i = c * CHUNK + j;
-                        let env = &view.envs[env_of(i)];
-                        let (d, h, s) =
-                            cast_in(view, env, origins[i], dirs[i], opts, table.as_mut());
-                        dist[j] = d;
-                        hit[j] = h;
-                        steps[j] = s;
+                    let first = c * CHUNK;
+                    match table.as_mut() {
+                        // Runs of rays of one env, a packet at a time.
+                        Some(table) if !view.bricks.is_empty() => {
+                            let mut j = 0;
+                            while j < dist.len() {
+                                let e = env_of(first + j);
+                                let end = (j + 1..dist.len())
+                                    .find(|&k| env_of(first + k) != e)
+                                    .unwrap_or(dist.len());
+                                let rays = first + j..first + end;
+                                packet::cast_run(
+                                    view,
+                                    &view.envs[e],
+                                    &origins[rays.clone()],
+                                    &dirs[rays],
+                                    opts,
+                                    table,
+                                    (&mut dist[j..end], &mut hit[j..end], &mut steps[j..end]),
+                                );
+                                j = end;
+                            }
+                        }
+                        table => {
+                            let mut table = table;
+                            for j in 0..dist.len() {
+                                let i = first + j;
+                                let env = &view.envs[env_of(i)];
+                                let (d, h, s) = cast_in(
+                                    view,
+                                    env,
+                                    origins[i],
+                                    dirs[i],
+                                    opts,
+                                    table.as_deref_mut(),
+                                );
+                                dist[j] = d;
+                                hit[j] = h;
+                                steps[j] = s;
+                            }
+                        }
                     }
                 },
             )
@@ -296,48 +331,102 @@ fn cast_in(
     opts: &CastOptions,
     table: Option<&mut LeafTable>,
 ) -> (f32, u8, u32) {
-    let miss = (opts.no_hit_value, MISS, 0);
-    if !(origin.iter().chain(dir.iter()).all(|v| v.is_finite())) {
-        return miss;
+    match RayStart::new(view, env, origin, dir, opts) {
+        Some(ray) => march_from(view, env, &ray, ray.lo, 0, opts, table),
+        None => (opts.no_hit_value, MISS, 0),
     }
-    let Some(d) = unit(dir) else {
-        return miss;
-    };
-    let h = env.voxel_size;
-    let inv_h = 1.0 / h;
-    let res = view.info.resolution;
-    let rf = res as f32;
-    let p = [
-        (origin[0] - env.origin[0]) * inv_h,
-        (origin[1] - env.origin[1]) * inv_h,
-        (origin[2] - env.origin[2]) * inv_h,
-    ];
-    // Clip to the domain cube [0, R]³ (voxel units).
-    let (mut lo, mut hi) = (0.0f32, opts.max_distance * inv_h);
-    let mut inv = [f32::INFINITY; 3];
-    for a in 0..3 {
-        if d[a] != 0.0 {
-            inv[a] = 1.0 / d[a];
-            let t0 = (0.0 - p[a]) * inv[a];
-            let t1 = (rf - p[a]) * inv[a];
-            lo = fmax(lo, fmin(t0, t1));
-            hi = fmin(hi, fmax(t0, t1));
-        } else if !(p[a] >= 0.0 && p[a] <= rf) {
-            return miss;
+}
+
+/// A ray in its env's voxel space, clipped to the domain: where every march of it starts.
+#[derive(Clone, Copy, Debug)]
+struct RayStart {
+    /// The start, the fourth lane 0.
+    p: [f32; 4],
+    /// The unit direction, the fourth lane 0.
+    d: [f32; 4],
+    /// `1 / d` per axis (infinite where `d` is 0).
+    inv: [f32; 3],
+    /// The ray parameters (voxels) where it enters and leaves the domain cube, or where
+    /// `max_distance` ends it.
+    lo: f32,
+    hi: f32,
+}
+
+impl RayStart {
+    /// The ray from `origin` along `dir` (metres, any length) in `env`'s voxel space, or `None`
+    /// for a miss found before any step: a non-finite or zero ray, or one that does not meet
+    /// the domain within `max_distance`.
+    #[inline(always)]
+    fn new(
+        view: &PoolView,
+        env: &EnvEntry,
+        origin: [f32; 3],
+        dir: [f32; 3],
+        opts: &CastOptions,
+    ) -> Option<Self> {
+        if !(origin.iter().chain(dir.iter()).all(|v| v.is_finite())) {
+            return None;
         }
+        let d = unit(dir)?;
+        let inv_h = 1.0 / env.voxel_size;
+        let rf = view.info.resolution as f32;
+        let p = [
+            (origin[0] - env.origin[0]) * inv_h,
+            (origin[1] - env.origin[1]) * inv_h,
+            (origin[2] - env.origin[2]) * inv_h,
+        ];
+        // Clip to the domain cube [0, R]³ (voxel units).
+        let (mut lo, mut hi) = (0.0f32, opts.max_distance * inv_h);
+        let mut inv = [f32::INFINITY; 3];
+        for a in 0..3 {
+            if d[a] != 0.0 {
+                inv[a] = 1.0 / d[a];
+                let t0 = (0.0 - p[a]) * inv[a];
+                let t1 = (rf - p[a]) * inv[a];
+                lo = fmax(lo, fmin(t0, t1));
+                hi = fmin(hi, fmax(t0, t1));
+            } else if !(p[a] >= 0.0 && p[a] <= rf) {
+                return None;
+            }
+        }
+        if lo.is_nan() || hi.is_nan() || lo > hi {
+            return None;
+        }
+        Some(Self {
+            p: [p[0], p[1], p[2], 0.0],
+            d: [d[0], d[1], d[2], 0.0],
+            inv,
+            lo,
+            hi,
+        })
     }
-    if lo.is_nan() || hi.is_nan() || lo > hi {
-        return miss;
-    }
+}
+
+/// The march of `ray` from ray parameter `t` with `step` steps taken: the cast's result. Every
+/// march of a ray is one sequence of steps, each a function of `t` alone, so a march taken up
+/// at some `(t, step)` of another gives that march's result.
+#[inline(always)]
+fn march_from(
+    view: &PoolView,
+    env: &EnvEntry,
+    ray: &RayStart,
+    t: f32,
+    step: u32,
+    opts: &CastOptions,
+    table: Option<&mut LeafTable>,
+) -> (f32, u8, u32) {
+    let h = env.voxel_size;
+    let res = view.info.resolution;
+    let hi = ray.hi;
     let mut table = table;
     if let Some(t) = table.as_deref_mut() {
         t.start(env.root);
     }
     let mut march = March {
         view,
-        p: [p[0], p[1], p[2], 0.0],
-        d: [d[0], d[1], d[2], 0.0],
-        inv,
+        p: ray.p,
+        d: ray.d,
+        inv: ray.inv,
         res,
         top: (res - 1) as f32,
         qerr: 0.5 * view.info.quant_step() + 1e-4,
@@ -346,8 +435,8 @@ fn cast_in(
         aux: Cursor::new(env.root, res),
         table,
     };
-    let mut t = lo;
-    let mut step = 0;
+    let mut t = t;
+    let mut step = step;
     while step < opts.max_steps {
         if t > hi {
             return (opts.no_hit_value, MISS, step);

@@ -1,0 +1,440 @@
+//! Rays marched [`PACKET`] at a time, with the same results as one at a time.
+//!
+//! A ray's march is a chain of steps, each waiting on the one before (the step's length is the
+//! distance bound read at the point it reaches), so one ray keeps a core's arithmetic units
+//! mostly idle: a bound step is some 100 instructions whose longest dependent chain takes most
+//! of the step's time. A *packet* holds a ray in each of its lanes and takes one step of every
+//! lane per round, without branches, so the lanes' chains run side by side.
+//!
+//! A round takes, in every lane, the two steps that make up most of a march: a jump across a
+//! uniform free box and a bound step in a brick cell far enough from the surface
+//! ([`CELL_WALK_VOX`]); the arithmetic is [`march_from`]'s, operation for operation, so each
+//! lane's `t` is the scalar march's to the bit. Any other step is an *event* of its lane,
+//! taken by the scalar code before the next round: the end of the ray (past its end, out of
+//! steps, or inside a solid), a block the leaf table has not met yet (filled, and the round
+//! taken again), or a cell near a surface, from which [`march_from`] takes the ray up at the
+//! same `(t, step)` and finishes it (a march is one sequence of steps, each a function of `t`
+//! alone). A lane whose ray ends takes the run's next ray.
+
+use super::{
+    march_from, CastOptions, LeafTable, RayStart, BUDGET, CELL_WALK_VOX, HIT, MISS, NUDGE_VOX,
+};
+use crate::geom::sdf::{fmax, fmin};
+use crate::lanes::F32x8;
+use crate::scene::dag::{
+    ref_kind, ref_payload, uniform_bound, EnvEntry, PoolView, BRICK_VOXELS, CODE_MAX, KIND_BRICK,
+    KIND_INSIDE, KIND_OUTSIDE,
+};
+
+/// Rays in flight in one packet.
+pub(super) const PACKET: usize = 8;
+
+/// A lane without a ray.
+const EMPTY: usize = usize::MAX;
+
+/// The offsets of a cell's eight corners from its corner 0 in a brick (`x + 2y + 4z` order).
+const CORNERS: [usize; 8] = [0, 1, 8, 9, 64, 65, 72, 73];
+
+/// The rays in flight, one per lane, as arrays over the lanes.
+struct Lanes {
+    p: [[f32; PACKET]; 3],
+    d: [[f32; PACKET]; 3],
+    inv: [[f32; PACKET]; 3],
+    hi: [f32; PACKET],
+    t: [f32; PACKET],
+    step: [u32; PACKET],
+    /// Each lane's ray (an index into the run), or [`EMPTY`].
+    ray: [usize; PACKET],
+}
+
+/// What a round reads besides the lanes.
+struct Round<'a> {
+    top: f32,
+    qerr: f32,
+    quant: f32,
+    entries: &'a [u64],
+    epoch: u64,
+    log_blocks: u32,
+    codes: &'a [i8],
+}
+
+/// One round's outcome, per lane: the step as [`march_from`] takes it, up to the decision.
+struct Taken {
+    /// The next `t` after a uniform jump or a bound step.
+    next: [f32; PACKET],
+    /// The voxel the lane's point lies in.
+    voxel: [[u32; PACKET]; 3],
+    /// The leaf's reference (meaningful where the table knows the block).
+    leaf: [u32; PACKET],
+    /// Lanes whose block the table knows.
+    known: u32,
+    /// Lanes whose step is a uniform jump, or a bound step far enough from the surface.
+    plain: u32,
+}
+
+/// `f(l)` for every lane.
+#[inline(always)]
+fn lanes<T>(f: impl FnMut(usize) -> T) -> [T; PACKET] {
+    std::array::from_fn(f)
+}
+
+/// The bits of the lanes where `b` holds.
+#[inline(always)]
+fn mask(b: [bool; PACKET]) -> u32 {
+    b.iter()
+        .enumerate()
+        .fold(0, |m, (l, &x)| m | u32::from(x) << l)
+}
+
+impl Lanes {
+    /// Lane `l`'s ray.
+    fn ray(&self, l: usize) -> RayStart {
+        RayStart {
+            p: [self.p[0][l], self.p[1][l], self.p[2][l], 0.0],
+            d: [self.d[0][l], self.d[1][l], self.d[2][l], 0.0],
+            inv: [self.inv[0][l], self.inv[1][l], self.inv[2][l]],
+            lo: 0.0,
+            hi: self.hi[l],
+        }
+    }
+
+    /// Puts `ray` in lane `l` (its march not begun) as ray `index` of the run.
+    fn put(&mut self, l: usize, ray: &RayStart, index: usize) {
+        for a in 0..3 {
+            self.p[a][l] = ray.p[a];
+            self.d[a][l] = ray.d[a];
+            self.inv[a][l] = ray.inv[a];
+        }
+        self.hi[l] = ray.hi;
+        self.t[l] = ray.lo;
+        self.step[l] = 0;
+        self.ray[l] = index;
+    }
+
+    /// Every lane's step at its `t`: [`march_from`]'s arithmetic for a uniform jump and for a
+    /// brick bound step, both taken (no branch on the leaf's kind), the leaf read from the
+    /// table. Each quantity for all lanes at once, so the arithmetic runs on vectors of lanes.
+    #[inline(always)]
+    fn round(&self, c: &Round<'_>) -> Taken {
+        let t = self.t;
+        // `March::at` and `March::voxel` (the clamped point truncated is its floor).
+        let q: [[f32; PACKET]; 3] =
+            std::array::from_fn(|a| lanes(|l| self.p[a][l] + t[l] * self.d[a][l]));
+        let voxel = q.map(|q| {
+            F32x8::load(&q.map(|x| fmin(fmax(x, 0.0), c.top)))
+                .truncate()
+                .map(|v| v as u32)
+        });
+        // `LeafTable::leaf` and `Cursor::locate`.
+        let lb = c.log_blocks;
+        let index = lanes(|l| {
+            let b = [0, 1, 2].map(|a| voxel[a][l] / super::BRICK);
+            (b[0] | b[1] << lb | b[2] << (2 * lb)) as usize
+        });
+        let entry = index.map(|i| c.entries[i]);
+        let known = entry.map(|e| e >> 40 == c.epoch);
+        let leaf = entry.map(|e| e as u32);
+        // Masked: an entry of another epoch may hold anything here (it is not used).
+        let shift = entry.map(|e| (e >> 32) as u32 & 31);
+        let min: [[u32; PACKET]; 3] =
+            std::array::from_fn(|a| lanes(|l| (voxel[a][l] >> shift[l]) << shift[l]));
+        let size = shift.map(|s| 1u32 << s);
+        // `March::exit` and the uniform jump.
+        let mut exit = [f32::INFINITY; PACKET];
+        for (((min, d), p), inv) in min.iter().zip(&self.d).zip(&self.p).zip(&self.inv) {
+            for l in 0..PACKET {
+                let face = if d[l] > 0.0 {
+                    min[l].wrapping_add(size[l]) as f32
+                } else {
+                    min[l] as f32
+                };
+                let ta = (face - p[l]) * inv[l];
+                exit[l] = if d[l] != 0.0 {
+                    fmin(exit[l], ta)
+                } else {
+                    exit[l]
+                };
+            }
+        }
+        let jump = lanes(|l| fmax(exit[l], t[l] + uniform_bound(leaf[l])) + NUDGE_VOX);
+        // `March::brick_cell` and the bound step (the saturated cell's bound is the corner
+        // bound, bit for bit: `saturated_reach`).
+        let kind = leaf.map(ref_kind);
+        let brick = lanes(|l| known[l] & (kind[l] == KIND_BRICK));
+        let first = lanes(|l| {
+            if brick[l] {
+                ref_payload(leaf[l]) as usize * BRICK_VOXELS
+            } else {
+                0
+            }
+        });
+        let x: [[f32; PACKET]; 3] =
+            std::array::from_fn(|a| lanes(|l| q[a][l] - (min[a][l] as i32 as f32 + 0.5)));
+        let clamped = x.map(|x| x.map(|x| fmin(fmax(x, 0.0), 6.0)));
+        let i0 = clamped.map(|c| F32x8::load(&c).truncate().map(|v| v as u32));
+        let u: [[f32; PACKET]; 3] =
+            std::array::from_fn(|a| lanes(|l| x[a][l] - clamped[a][l].floor()));
+        let w = u.map(|u| u.map(|u| 1.0 - u));
+        let uu = u.map(|u| u.map(|u| u * u));
+        let ww = w.map(|w| w.map(|w| w * w));
+        let base = lanes(|l| first[l] + (i0[0][l] + (i0[1][l] << 3) + (i0[2][l] << 6)) as usize);
+        // Each lane's eight corner codes, one bounds check per lane (`base ≤ first + 6 · 73`).
+        let codes: [[i8; 8]; PACKET] = lanes(|l| {
+            let w: &[i8; 74] = c.codes[base[l]..base[l] + 74]
+                .try_into()
+                .expect("a window of 74 codes");
+            CORNERS.map(|o| w[o])
+        });
+        // Corner by corner over the lanes: `corner_reach`'s sums and roots, the same
+        // operations in the same order per lane.
+        let mut r: [[f32; PACKET]; 8] = [[0.0; PACKET]; 8];
+        let mut solid_near = [false; PACKET];
+        for (corner, r) in r.iter_mut().enumerate() {
+            let code = lanes(|l| codes[l][corner]);
+            let sq = |a: usize, l: usize, bit: usize| {
+                if (corner >> bit) & 1 == 0 {
+                    uu[a][l]
+                } else {
+                    ww[a][l]
+                }
+            };
+            *r = lanes(|l| {
+                let d2 = sq(0, l, 0) + sq(1, l, 1) + sq(2, l, 2);
+                f32::from(code[l]) * c.quant - d2.sqrt()
+            });
+            for l in 0..PACKET {
+                solid_near[l] |= code[l] == -CODE_MAX;
+            }
+        }
+        let reach = lanes(|l| {
+            let r4: [f32; 4] = std::array::from_fn(|k| fmax(r[k][l], r[k + 4][l]));
+            fmax(fmax(r4[0], r4[2]), fmax(r4[1], r4[3]))
+        });
+        let bound = lanes(|l| {
+            if solid_near[l] {
+                f32::NEG_INFINITY
+            } else {
+                reach[l] - c.qerr
+            }
+        });
+        let outside = kind.map(|k| k == KIND_OUTSIDE);
+        Taken {
+            next: lanes(|l| if outside[l] { jump[l] } else { t[l] + bound[l] }),
+            voxel,
+            leaf,
+            known: mask(known),
+            plain: mask(lanes(|l| {
+                known[l] & (outside[l] | (brick[l] & (bound[l] >= CELL_WALK_VOX)))
+            })),
+        }
+    }
+}
+
+/// Casts the rays `origins[i]`, `dirs[i]` of one env through `table` (whose grid holds the
+/// env's), writing ray `i`'s result to `out.0[i]`, `out.1[i]`, `out.2[i]`: the results of
+/// [`march_from`] one ray at a time, bit for bit.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn cast_run(
+    view: &PoolView,
+    env: &EnvEntry,
+    origins: &[[f32; 3]],
+    dirs: &[[f32; 3]],
+    opts: &CastOptions,
+    table: &mut LeafTable,
+    out: (&mut [f32], &mut [u8], &mut [u32]),
+) {
+    let (distance, hit, steps) = out;
+    let n = origins.len();
+    let mut write = |i: usize, (d, h, s): (f32, u8, u32)| {
+        distance[i] = d;
+        hit[i] = h;
+        steps[i] = s;
+    };
+    table.start(env.root);
+    let codes: &[i8] = bytemuck::cast_slice(view.bricks);
+    let mut lanes = Lanes {
+        p: [[0.0; PACKET]; 3],
+        d: [[0.0; PACKET]; 3],
+        inv: [[f32::INFINITY; PACKET]; 3],
+        hi: [0.0; PACKET],
+        t: [0.0; PACKET],
+        step: [0; PACKET],
+        ray: [EMPTY; PACKET],
+    };
+    let mut next = 0;
+    // Fills lane `l` with the run's next ray that needs a step (writing those that miss the
+    // domain as they come); leaves it empty when the run is out of rays.
+    let mut refill = |lanes: &mut Lanes, l: usize, write: &mut dyn FnMut(usize, (f32, u8, u32))| {
+        lanes.ray[l] = EMPTY;
+        while next < n {
+            let i = next;
+            next += 1;
+            match RayStart::new(view, env, origins[i], dirs[i], opts) {
+                Some(ray) => {
+                    lanes.put(l, &ray, i);
+                    return;
+                }
+                None => write(i, (opts.no_hit_value, MISS, 0)),
+            }
+        }
+    };
+    for l in 0..PACKET {
+        refill(&mut lanes, l, &mut write);
+    }
+    let res = view.info.resolution;
+    let h = env.voxel_size;
+    loop {
+        let live = lanes
+            .ray
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (l, &r)| m | u32::from(r != EMPTY) << l);
+        if live == 0 {
+            return;
+        }
+        let round = Round {
+            top: (res - 1) as f32,
+            qerr: 0.5 * view.info.quant_step() + 1e-4,
+            quant: view.info.quant_step(),
+            entries: &table.entries,
+            epoch: table.epoch,
+            log_blocks: table.log_blocks,
+            codes,
+        };
+        let taken = lanes.round(&round);
+        let mut events = 0u32;
+        for l in 0..PACKET {
+            // `march_from`'s checks before a step: steps left, not past the end (`t > hi`).
+            let past = lanes.t[l] > lanes.hi[l];
+            let go = (taken.plain >> l) & 1 == 1 && lanes.step[l] < opts.max_steps && !past;
+            events |= u32::from(!go) << l;
+            if go {
+                lanes.t[l] = taken.next[l];
+                lanes.step[l] += 1;
+            }
+        }
+        let mut pending = events & live;
+        while pending != 0 {
+            let l = pending.trailing_zeros() as usize;
+            pending &= pending - 1;
+            let (t, step, i) = (lanes.t[l], lanes.step[l], lanes.ray[l]);
+            // In `march_from`'s order: out of steps, past the end, then the step itself.
+            let done = if step >= opts.max_steps {
+                (t * h, BUDGET, opts.max_steps)
+            } else if t > lanes.hi[l] {
+                (opts.no_hit_value, MISS, step)
+            } else if (taken.known >> l) & 1 == 0 {
+                // A block the table has not met: fill its entry; the round is taken again.
+                table.leaf(view, [0, 1, 2].map(|a| taken.voxel[a][l]));
+                continue;
+            } else if ref_kind(taken.leaf[l]) == KIND_INSIDE {
+                (t * h, HIT, step + 1)
+            } else {
+                march_from(view, env, &lanes.ray(l), t, step, opts, Some(table))
+            };
+            write(i, done);
+            refill(&mut lanes, l, &mut write);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{cast_one, cast_rays, CastOptions, RayEnvs, RayOutputs};
+    use crate::exec::Launch;
+    use crate::scene::{build_preset, preset::ScenePreset};
+
+    /// `cast_rays`, which marches rays in packets, gives `cast_one`'s results bit for bit: camera
+    /// and random rays, grazing and axis-parallel ones, bad rays (non-finite, zero, outside the
+    /// domain) between them, runs of every length (the env changing every ray, every 7 rays,
+    /// and in blocks), budgets from 1 step to the default and short and unbounded distances.
+    #[test]
+    fn packets_cast_as_one_ray_at_a_time() {
+        let launch = Launch::for_threads(Some(2)).unwrap();
+        let mut rand = crate::track::geometry::test_unit(0x9ac4_e7a1);
+        for name in ["rooms", "gates", "forest"] {
+            let preset = ScenePreset::load(name).unwrap();
+            for res in [32, 128] {
+                let pool = build_preset(&preset, 2, 0, 2, Some(res), &launch).unwrap();
+                let view = pool.view();
+                let (mut origins, mut dirs) = (Vec::new(), Vec::new());
+                for e in view.envs() {
+                    let side = e.voxel_size * res as f32;
+                    for k in 0..700 {
+                        let o = match k % 4 {
+                            0 | 1 => e.spawn,
+                            _ => std::array::from_fn(|a| e.origin[a] + side * rand()),
+                        };
+                        let mut d: [f32; 3] = std::array::from_fn(|_| 2.0 * rand() - 1.0);
+                        match k % 11 {
+                            // Grazing: nearly horizontal.
+                            3 => d[2] *= 1e-3,
+                            // Axis-parallel components.
+                            4 => d[0] = 0.0,
+                            5 => d = [0.0, 0.0, -1.0],
+                            // Bad rays.
+                            6 if k % 5 == 0 => d = [0.0; 3],
+                            7 if k % 5 == 0 => d[1] = f32::NAN,
+                            _ => {}
+                        }
+                        let o = if k % 13 == 8 {
+                            // Outside the domain, pointing away or along a face.
+                            [e.origin[0] - 1.0, o[1], o[2]]
+                        } else {
+                            o
+                        };
+                        origins.push(o);
+                        dirs.push(d);
+                    }
+                }
+                let n = origins.len();
+                let every: Vec<u32> = (0..n).map(|i| (i % 2) as u32).collect();
+                let sevens: Vec<u32> = (0..n).map(|i| (i / 7 % 2) as u32).collect();
+                for (max_distance, max_steps) in [
+                    (1e3, 1),
+                    (1e3, 2),
+                    (1e3, 5),
+                    (1e3, 17),
+                    (f32::INFINITY, 1024),
+                    (2.0, 1024),
+                ] {
+                    let opts = CastOptions {
+                        max_steps,
+                        ..CastOptions::new(max_distance)
+                    };
+                    for (what, envs) in [
+                        (
+                            "blocks",
+                            RayEnvs::Blocks {
+                                rays_per_env: n / 2,
+                            },
+                        ),
+                        ("alternating", RayEnvs::PerRay(&every)),
+                        ("sevens", RayEnvs::PerRay(&sevens)),
+                    ] {
+                        let (mut dist, mut hit, mut steps) = (vec![0.0; n], vec![0; n], vec![0; n]);
+                        let out = RayOutputs {
+                            distance: &mut dist,
+                            hit: &mut hit,
+                            steps: &mut steps,
+                        };
+                        cast_rays(&view, envs, &origins, &dirs, &opts, out, &launch).unwrap();
+                        for i in 0..n {
+                            let e = match envs {
+                                RayEnvs::PerRay(v) => v[i] as usize,
+                                RayEnvs::Blocks { rays_per_env } => i / rays_per_env,
+                            };
+                            let want = cast_one(&view, &view.envs()[e], origins[i], dirs[i], &opts);
+                            let got = (dist[i], hit[i], steps[i]);
+                            assert_eq!(
+                                (got.0.to_bits(), got.1, got.2),
+                                (want.0.to_bits(), want.1, want.2),
+                                "{name} R = {res}, {what}, {opts:?}, ray {i}: {got:?}, one ray {want:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
