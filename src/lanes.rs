@@ -181,16 +181,82 @@ pub fn lanes_between(lo: i32, hi: i32) -> u32 {
 }
 
 /// The lanes' sums.
-impl std::ops::Add for F32x8 {
-    type Output = Self;
+macro_rules! f32x8_op {
+    ($trait:ident, $method:ident, $intrinsic:ident, $op:tt) => {
+        impl std::ops::$trait for F32x8 {
+            type Output = Self;
 
+            #[inline(always)]
+            fn $method(self, o: Self) -> Self {
+                #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+                // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build
+                // here).
+                return Self(unsafe { arch::$intrinsic(self.0, o.0) });
+                #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+                Self(std::array::from_fn(|t| self.0[t] $op o.0[t]))
+            }
+        }
+    };
+}
+
+f32x8_op!(Add, add, _mm256_add_ps, +);
+f32x8_op!(Sub, sub, _mm256_sub_ps, -);
+f32x8_op!(Mul, mul, _mm256_mul_ps, *);
+
+impl F32x8 {
+    /// `fmin(self, o)` per lane: `self < o ? self : o` (what `minps` computes).
     #[inline(always)]
-    fn add(self, o: Self) -> Self {
+    pub fn min(self, o: Self) -> Self {
         #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
         // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
-        return Self(unsafe { arch::_mm256_add_ps(self.0, o.0) });
+        return Self(unsafe { arch::_mm256_min_ps(self.0, o.0) });
         #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
-        Self(std::array::from_fn(|t| self.0[t] + o.0[t]))
+        Self(std::array::from_fn(|t| {
+            if self.0[t] < o.0[t] {
+                self.0[t]
+            } else {
+                o.0[t]
+            }
+        }))
+    }
+
+    /// `self == o` per lane.
+    #[inline(always)]
+    pub fn eq(self, o: Self) -> Mask8 {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
+        return Mask8(unsafe { arch::_mm256_cmp_ps::<{ arch::_CMP_EQ_OQ }>(self.0, o.0) });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Mask8(std::array::from_fn(|t| self.0[t] == o.0[t]))
+    }
+
+    /// `if_true` in the lanes of `mask`, `self` in the others.
+    #[inline(always)]
+    pub fn select(self, mask: Mask8, if_true: Self) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
+        return Self(unsafe { arch::_mm256_blendv_ps(self.0, if_true.0, mask.0) });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(std::array::from_fn(|t| {
+            if mask.0[t] {
+                if_true.0[t]
+            } else {
+                self.0[t]
+            }
+        }))
+    }
+
+    /// The integers `v` (each below 2^24 in magnitude: exact) as floats.
+    #[inline(always)]
+    pub fn from_i32(v: [i32; 8]) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here); the
+        // load reads the eight words of `v`.
+        return Self(unsafe {
+            arch::_mm256_cvtepi32_ps(arch::_mm256_loadu_si256(v.as_ptr().cast()))
+        });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(v.map(|x| x as f32))
     }
 }
 
@@ -365,6 +431,64 @@ f32x4_op!(Add, add, _mm_add_ps, +);
 f32x4_op!(Sub, sub, _mm_sub_ps, -);
 f32x4_op!(Mul, mul, _mm_mul_ps, *);
 
+/// The 8×8 byte matrix `rows` transposed: byte `c` of word `l` of the result is byte `l` of
+/// `rows[c]` (bytes in little-endian order). Three rounds of byte and word interleaving where
+/// the build enables SSE4.1 (x86-64-v3), a loop elsewhere; the same bytes.
+#[inline(always)]
+pub fn transpose_bytes(rows: [u64; 8]) -> [u64; 8] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
+    {
+        let mut out = [0u64; 8];
+        // SAFETY: as for the methods of `F32x4` (SSE4.1, which implies SSSE3's `pshufb`, is
+        // enabled for the whole build here); the loads read the 64 bytes of `rows` and the
+        // stores write the 64 bytes of `out`, 16 at a time, in bounds (`loadu`/`storeu` need
+        // no alignment).
+        unsafe {
+            use arch4::*;
+            let src = rows.as_ptr().cast::<__m128i>();
+            // Rows 2j and 2j + 1, interleaved byte by byte: column c's two bytes at 2c.
+            let spread = _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+            let r: [__m128i; 4] =
+                std::array::from_fn(|j| _mm_shuffle_epi8(_mm_loadu_si128(src.add(j)), spread));
+            // Rows 0–3 and 4–7 of columns 0–3 and 4–7: four bytes of a column at 4c.
+            let lo01 = _mm_unpacklo_epi16(r[0], r[1]);
+            let hi01 = _mm_unpackhi_epi16(r[0], r[1]);
+            let lo23 = _mm_unpacklo_epi16(r[2], r[3]);
+            let hi23 = _mm_unpackhi_epi16(r[2], r[3]);
+            // All eight bytes of a column, two columns per register.
+            let dst = out.as_mut_ptr().cast::<__m128i>();
+            _mm_storeu_si128(dst, _mm_unpacklo_epi32(lo01, lo23));
+            _mm_storeu_si128(dst.add(1), _mm_unpackhi_epi32(lo01, lo23));
+            _mm_storeu_si128(dst.add(2), _mm_unpacklo_epi32(hi01, hi23));
+            _mm_storeu_si128(dst.add(3), _mm_unpackhi_epi32(hi01, hi23));
+        }
+        out
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse4.1")))]
+    {
+        std::array::from_fn(|c| {
+            (0..8).fold(0u64, |w, l| w | ((rows[l] >> (8 * c)) & 0xff) << (8 * l))
+        })
+    }
+}
+
+impl F32x8 {
+    /// The eight bytes of `word` (little-endian), each a signed integer, as floats (exact).
+    #[inline(always)]
+    pub fn from_i8(word: u64) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        // SAFETY: the intrinsics need AVX2 at most, which the build enables for the whole
+        // crate here (`cfg(target_feature = "avx2")`); no memory is touched.
+        return Self(unsafe {
+            arch::_mm256_cvtepi32_ps(arch::_mm256_cvtepi8_epi32(arch::_mm_cvtsi64_si128(
+                word as i64,
+            )))
+        });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        Self::load(&word.to_le_bytes().map(|b| f32::from(b as i8)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,6 +555,79 @@ mod tests {
                     (a[t] + s).to_bits(),
                     "lane {t}: {} + {s}",
                     a[t]
+                );
+            }
+        }
+    }
+
+    /// Every arithmetic operation, selection and conversion of `F32x8` equals the scalar one
+    /// lane by lane (`min` is `fmin`), NaN, infinities, ±0 and ties included; `transpose_bytes`
+    /// transposes and `from_i8` converts every byte.
+    #[test]
+    fn eight_lanes_equal_scalar_operations() {
+        use crate::geom::sdf::fmin;
+        let specials = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            2.5,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            3.4e38,
+        ];
+        let mut state = 0x51ed_2701_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let bits = |v: [f32; 8]| v.map(f32::to_bits);
+        for _ in 0..4000 {
+            let mut pick = || {
+                let r = next();
+                if r % 3 == 0 {
+                    specials[(r / 3) as usize % specials.len()]
+                } else {
+                    (r as i32 % 100_000) as f32 * 0.017
+                }
+            };
+            let a: [f32; 8] = std::array::from_fn(|_| pick());
+            let b: [f32; 8] = std::array::from_fn(|_| pick());
+            let (va, vb) = (F32x8::load(&a), F32x8::load(&b));
+            let lanes = |f: &dyn Fn(f32, f32) -> f32| bits(std::array::from_fn(|t| f(a[t], b[t])));
+            assert_eq!(bits((va + vb).to_array()), lanes(&|x, y| x + y));
+            assert_eq!(bits((va - vb).to_array()), lanes(&|x, y| x - y));
+            assert_eq!(bits((va * vb).to_array()), lanes(&|x, y| x * y));
+            assert_eq!(bits(va.min(vb).to_array()), lanes(&fmin), "{a:?} {b:?}");
+            let eq = va.eq(vb);
+            assert_eq!(
+                eq.bits(),
+                (0..8).fold(0, |m, t| m | u32::from(a[t] == b[t]) << t)
+            );
+            assert_eq!(
+                bits(va.select(va.gt(vb), vb).to_array()),
+                lanes(&|x, y| if x > y { y } else { x })
+            );
+            let small = a.map(|x| if x.abs() < 2.0e9 { x } else { -0.5 });
+            assert_eq!(F32x8::load(&small).truncate(), small.map(|x| x as i32));
+            let ints: [i32; 8] = std::array::from_fn(|_| (next() as i32) >> 8);
+            assert_eq!(
+                bits(F32x8::from_i32(ints).to_array()),
+                ints.map(|i| (i as f32).to_bits())
+            );
+            let rows: [u64; 8] =
+                std::array::from_fn(|_| u64::from(next()) << 32 | u64::from(next()));
+            let cols = transpose_bytes(rows);
+            for (c, col) in cols.iter().enumerate() {
+                for (l, row) in rows.iter().enumerate() {
+                    assert_eq!(col.to_le_bytes()[l], row.to_le_bytes()[c], "{rows:x?}");
+                }
+                assert_eq!(
+                    bits(F32x8::from_i8(*col).to_array()),
+                    col.to_le_bytes().map(|v| f32::from(v as i8).to_bits())
                 );
             }
         }

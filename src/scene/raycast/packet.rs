@@ -20,7 +20,7 @@ use super::{
     march_from, CastOptions, LeafTable, RayStart, BUDGET, CELL_WALK_VOX, HIT, MISS, NUDGE_VOX,
 };
 use crate::geom::sdf::{fmax, fmin};
-use crate::lanes::F32x8;
+use crate::lanes::{transpose_bytes, F32x8};
 use crate::scene::dag::{
     ref_kind, ref_payload, uniform_bound, EnvEntry, PoolView, BRICK_VOXELS, CODE_MAX, KIND_BRICK,
     KIND_INSIDE, KIND_OUTSIDE,
@@ -31,9 +31,6 @@ pub(super) const PACKET: usize = 8;
 
 /// A lane without a ray.
 const EMPTY: usize = usize::MAX;
-
-/// The offsets of a cell's eight corners from its corner 0 in a brick (`x + 2y + 4z` order).
-const CORNERS: [usize; 8] = [0, 1, 8, 9, 64, 65, 72, 73];
 
 /// The rays in flight, one per lane, as arrays over the lanes.
 struct Lanes {
@@ -140,22 +137,19 @@ impl Lanes {
             std::array::from_fn(|a| lanes(|l| (voxel[a][l] >> shift[l]) << shift[l]));
         let size = shift.map(|s| 1u32 << s);
         // `March::exit` and the uniform jump.
-        let mut exit = [f32::INFINITY; PACKET];
-        for (((min, d), p), inv) in min.iter().zip(&self.d).zip(&self.p).zip(&self.inv) {
-            for l in 0..PACKET {
-                let face = if d[l] > 0.0 {
-                    min[l].wrapping_add(size[l]) as f32
-                } else {
-                    min[l] as f32
-                };
-                let ta = (face - p[l]) * inv[l];
-                exit[l] = if d[l] != 0.0 {
-                    fmin(exit[l], ta)
-                } else {
-                    exit[l]
-                };
-            }
+        let mut exit = F32x8::splat(f32::INFINITY);
+        let (zero, sizes) = (F32x8::splat(0.0), F32x8::from_i32(size.map(|s| s as i32)));
+        for ((min, d), (p, inv)) in min.iter().zip(&self.d).zip(self.p.iter().zip(&self.inv)) {
+            let d = F32x8::load(d);
+            // The face ahead: `min` or `min + size` (sums below 2^16 in a lane whose block the
+            // table knows: exact, the integer sum's float; any value will do in the others).
+            let face = F32x8::from_i32(min.map(|m| m as i32));
+            let face = face.select(d.gt(zero), face + sizes);
+            let ta = (face - F32x8::load(p)) * F32x8::load(inv);
+            // `fmin` only along the axes the ray moves on.
+            exit = exit.min(ta).select(d.eq(zero), exit);
         }
+        let exit = exit.to_array();
         let jump = lanes(|l| fmax(exit[l], t[l] + uniform_bound(leaf[l])) + NUDGE_VOX);
         // `March::brick_cell` and the bound step (the saturated cell's bound is the corner
         // bound, bit for bit: `saturated_reach`).
@@ -178,19 +172,20 @@ impl Lanes {
         let uu = u.map(|u| u.map(|u| u * u));
         let ww = w.map(|w| w.map(|w| w * w));
         let base = lanes(|l| first[l] + (i0[0][l] + (i0[1][l] << 3) + (i0[2][l] << 6)) as usize);
-        // Each lane's eight corner codes, one bounds check per lane (`base ≤ first + 6 · 73`).
-        let codes: [[i8; 8]; PACKET] = lanes(|l| {
+        // Each lane's eight corner codes as `March::brick_cell` packs them (one bounds check
+        // per lane: `base ≤ first + 6 · 73`), then corner by corner over the lanes.
+        let packed: [u64; PACKET] = lanes(|l| {
             let w: &[i8; 74] = c.codes[base[l]..base[l] + 74]
                 .try_into()
                 .expect("a window of 74 codes");
-            CORNERS.map(|o| w[o])
+            let pair = |o: usize| u64::from(u16::from_le_bytes([w[o] as u8, w[o + 1] as u8]));
+            pair(0) | pair(8) << 16 | pair(64) << 32 | pair(72) << 48
         });
-        // Corner by corner over the lanes: `corner_reach`'s sums and roots, the same
-        // operations in the same order per lane.
+        let by_corner = transpose_bytes(packed);
+        // `corner_reach`'s sums and roots, the same operations in the same order per lane.
         let mut r: [[f32; PACKET]; 8] = [[0.0; PACKET]; 8];
-        let mut solid_near = [false; PACKET];
         for (corner, r) in r.iter_mut().enumerate() {
-            let code = lanes(|l| codes[l][corner]);
+            let code = F32x8::from_i8(by_corner[corner]).to_array();
             let sq = |a: usize, l: usize, bit: usize| {
                 if (corner >> bit) & 1 == 0 {
                     uu[a][l]
@@ -200,12 +195,10 @@ impl Lanes {
             };
             *r = lanes(|l| {
                 let d2 = sq(0, l, 0) + sq(1, l, 1) + sq(2, l, 2);
-                f32::from(code[l]) * c.quant - d2.sqrt()
+                code[l] * c.quant - d2.sqrt()
             });
-            for l in 0..PACKET {
-                solid_near[l] |= code[l] == -CODE_MAX;
-            }
         }
+        let solid_near = packed.map(|w| super::has_byte(w, -CODE_MAX as u8));
         let reach = lanes(|l| {
             let r4: [f32; 4] = std::array::from_fn(|k| fmax(r[k][l], r[k + 4][l]));
             fmax(fmax(r4[0], r4[2]), fmax(r4[1], r4[3]))
