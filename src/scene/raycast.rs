@@ -26,6 +26,12 @@
 //! A step by a certified bound never passes a true surface; it may pass a zero of `I` that lies
 //! in certified free space (where `I` bulges out of the true solid), which is what the truth says.
 //!
+//! **Packets.** Each step waits on the one before, so one ray leaves a core mostly idle.
+//! [`cast_rays`] marches the rays of one env eight at a time (module `packet`): a branch-free
+//! round takes the uniform jump or far bound step of every lane, with the same operations per
+//! lane, and hands a lane to the one-ray march at any other step. The results are
+//! [`cast_one`]'s bit for bit.
+//!
 //! **Near surfaces** (a certified bound below 0.25 voxel) the ray walks the cells of the
 //! sample grid one by one (a 3D DDA, computing no bounds while the cells it crosses have a
 //! corner below 1.5 voxels): in each, `I` along the ray is a cubic, and its first root

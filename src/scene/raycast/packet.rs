@@ -395,39 +395,51 @@ mod tests {
                         max_steps,
                         ..CastOptions::new(max_distance)
                     };
-                    for (what, envs) in [
-                        (
-                            "blocks",
-                            RayEnvs::Blocks {
-                                rays_per_env: n / 2,
-                            },
-                        ),
-                        ("alternating", RayEnvs::PerRay(&every)),
-                        ("sevens", RayEnvs::PerRay(&sevens)),
+                    for envs in [
+                        RayEnvs::Blocks {
+                            rays_per_env: n / 2,
+                        },
+                        RayEnvs::PerRay(&every),
+                        RayEnvs::PerRay(&sevens),
                     ] {
-                        let (mut dist, mut hit, mut steps) = (vec![0.0; n], vec![0; n], vec![0; n]);
-                        let out = RayOutputs {
-                            distance: &mut dist,
-                            hit: &mut hit,
-                            steps: &mut steps,
-                        };
-                        cast_rays(&view, envs, &origins, &dirs, &opts, out, &launch).unwrap();
-                        for i in 0..n {
-                            let e = match envs {
-                                RayEnvs::PerRay(v) => v[i] as usize,
-                                RayEnvs::Blocks { rays_per_env } => i / rays_per_env,
-                            };
-                            let want = cast_one(&view, &view.envs()[e], origins[i], dirs[i], &opts);
-                            let got = (dist[i], hit[i], steps[i]);
-                            assert_eq!(
-                                (got.0.to_bits(), got.1, got.2),
-                                (want.0.to_bits(), want.1, want.2),
-                                "{name} R = {res}, {what}, {opts:?}, ray {i}: {got:?}, one ray {want:?}"
-                            );
-                        }
+                        let what = format!("{name} R = {res}, {envs:?}, {opts:?}");
+                        assert_cast_as_one(&view, envs, &origins, &dirs, &opts, &what);
                     }
                 }
             }
+        }
+    }
+
+    /// `cast_rays` of the rays against `cast_one` of each, bit for bit.
+    fn assert_cast_as_one(
+        view: &crate::scene::dag::PoolView,
+        envs: RayEnvs,
+        origins: &[[f32; 3]],
+        dirs: &[[f32; 3]],
+        opts: &CastOptions,
+        what: &str,
+    ) {
+        let n = origins.len();
+        let launch = Launch::for_threads(Some(2)).unwrap();
+        let (mut dist, mut hit, mut steps) = (vec![0.0; n], vec![0; n], vec![0; n]);
+        let out = RayOutputs {
+            distance: &mut dist,
+            hit: &mut hit,
+            steps: &mut steps,
+        };
+        cast_rays(view, envs, origins, dirs, opts, out, &launch).unwrap();
+        for i in 0..n {
+            let e = match envs {
+                RayEnvs::PerRay(v) => v[i] as usize,
+                RayEnvs::Blocks { rays_per_env } => i / rays_per_env,
+            };
+            let want = cast_one(view, &view.envs()[e], origins[i], dirs[i], opts);
+            let got = (dist[i], hit[i], steps[i]);
+            assert_eq!(
+                (got.0.to_bits(), got.1, got.2),
+                (want.0.to_bits(), want.1, want.2),
+                "{what}, ray {i}: {got:?}, one ray {want:?}"
+            );
         }
     }
 }
