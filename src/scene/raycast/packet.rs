@@ -11,10 +11,15 @@
 //! ([`CELL_WALK_VOX`]); the arithmetic is [`march_from`]'s, operation for operation, so each
 //! lane's `t` is the scalar march's to the bit. Any other step is an *event* of its lane,
 //! taken by the scalar code before the next round: the end of the ray (past its end, out of
-//! steps, or inside a solid), a block the leaf table has not met yet (filled, and the round
-//! taken again), or a cell near a surface, from which [`march_from`] takes the ray up at the
-//! same `(t, step)` and finishes it (a march is one sequence of steps, each a function of `t`
-//! alone). A lane whose ray ends takes the run's next ray.
+//! steps, or inside a solid), or a cell near a surface, from which [`march_from`] takes the ray
+//! up at the same `(t, step)` and finishes it (a march is one sequence of steps, each a
+//! function of `t` alone). A lane whose ray ends takes the run's next ray. Blocks the leaf
+//! table has not met are filled within the round, out of line.
+//!
+//! The packet pays where rays take several far steps (camera rays: 1.3–1.7× the one-ray rate,
+//! README › Performance › Scenes); a ray that reaches a surface at its first steps costs a
+//! wasted lane of a round and the hand-over, so random rays from points near surfaces gain
+//! less or nothing.
 
 use super::{
     march_from, CastOptions, LeafTable, RayStart, BUDGET, CELL_WALK_VOX, HIT, MISS, NUDGE_VOX,
@@ -44,14 +49,14 @@ struct Lanes {
     ray: [usize; PACKET],
 }
 
-/// What a round reads besides the lanes.
-struct Round<'a> {
+/// What a round reads besides the lanes; the table is filled where a lane reaches a block it
+/// has not met.
+struct Round<'a, 'v> {
     top: f32,
     qerr: f32,
     quant: f32,
-    entries: &'a [u64],
-    epoch: u64,
-    log_blocks: u32,
+    view: &'a PoolView<'v>,
+    table: &'a mut LeafTable,
     codes: &'a [i8],
 }
 
@@ -59,12 +64,8 @@ struct Round<'a> {
 struct Taken {
     /// The next `t` after a uniform jump or a bound step.
     next: [f32; PACKET],
-    /// The voxel the lane's point lies in.
-    voxel: [[u32; PACKET]; 3],
-    /// The leaf's reference (meaningful where the table knows the block).
+    /// The leaf's reference.
     leaf: [u32; PACKET],
-    /// Lanes whose block the table knows.
-    known: u32,
     /// Lanes whose step is a uniform jump, or a bound step far enough from the surface.
     plain: u32,
 }
@@ -112,7 +113,7 @@ impl Lanes {
     /// brick bound step, both taken (no branch on the leaf's kind), the leaf read from the
     /// table. Each quantity for all lanes at once, so the arithmetic runs on vectors of lanes.
     #[inline(always)]
-    fn round(&self, c: &Round<'_>) -> Taken {
+    fn round(&self, c: &mut Round<'_, '_>) -> Taken {
         let t = self.t;
         // `March::at` and `March::voxel` (the clamped point truncated is its floor).
         let q: [[f32; PACKET]; 3] =
@@ -122,17 +123,20 @@ impl Lanes {
                 .truncate()
                 .map(|v| v as u32)
         });
-        // `LeafTable::leaf` and `Cursor::locate`.
-        let lb = c.log_blocks;
+        // `LeafTable::leaf` and `Cursor::locate`: the blocks the table has not met are filled
+        // first, out of line (rare once the table is warm), then every lane reads its entry.
+        let lb = c.table.log_blocks;
         let index = lanes(|l| {
             let b = [0, 1, 2].map(|a| voxel[a][l] / super::BRICK);
             (b[0] | b[1] << lb | b[2] << (2 * lb)) as usize
         });
-        let entry = index.map(|i| c.entries[i]);
-        let known = entry.map(|e| e >> 40 == c.epoch);
+        let mut entry = index.map(|i| c.table.entries[i]);
+        let known = mask(entry.map(|e| e >> 40 == c.table.epoch));
+        if known != (1 << PACKET) - 1 {
+            fill(c, &mut entry, known, &index, &voxel);
+        }
         let leaf = entry.map(|e| e as u32);
-        // Masked: an entry of another epoch may hold anything here (it is not used).
-        let shift = entry.map(|e| (e >> 32) as u32 & 31);
+        let shift = entry.map(|e| (e >> 32) as u32 & 0xff);
         let min: [[u32; PACKET]; 3] =
             std::array::from_fn(|a| lanes(|l| (voxel[a][l] >> shift[l]) << shift[l]));
         let size = shift.map(|s| 1u32 << s);
@@ -141,8 +145,8 @@ impl Lanes {
         let (zero, sizes) = (F32x8::splat(0.0), F32x8::from_i32(size.map(|s| s as i32)));
         for ((min, d), (p, inv)) in min.iter().zip(&self.d).zip(self.p.iter().zip(&self.inv)) {
             let d = F32x8::load(d);
-            // The face ahead: `min` or `min + size` (sums below 2^16 in a lane whose block the
-            // table knows: exact, the integer sum's float; any value will do in the others).
+            // The face ahead: `min` or `min + size` (sums below 2^16: exact, the integer sum's
+            // float).
             let face = F32x8::from_i32(min.map(|m| m as i32));
             let face = face.select(d.gt(zero), face + sizes);
             let ta = (face - F32x8::load(p)) * F32x8::load(inv);
@@ -154,7 +158,7 @@ impl Lanes {
         // `March::brick_cell` and the bound step (the saturated cell's bound is the corner
         // bound, bit for bit: `saturated_reach`).
         let kind = leaf.map(ref_kind);
-        let brick = lanes(|l| known[l] & (kind[l] == KIND_BRICK));
+        let brick = kind.map(|k| k == KIND_BRICK);
         let first = lanes(|l| {
             if brick[l] {
                 ref_payload(leaf[l]) as usize * BRICK_VOXELS
@@ -213,12 +217,30 @@ impl Lanes {
         let outside = kind.map(|k| k == KIND_OUTSIDE);
         Taken {
             next: lanes(|l| if outside[l] { jump[l] } else { t[l] + bound[l] }),
-            voxel,
             leaf,
-            known: mask(known),
             plain: mask(lanes(|l| {
-                known[l] & (outside[l] | (brick[l] & (bound[l] >= CELL_WALK_VOX)))
+                outside[l] | (brick[l] & (bound[l] >= CELL_WALK_VOX))
             })),
+        }
+    }
+}
+
+/// Fills the table's entries of the lanes not in `known` (their blocks met for the first time,
+/// as [`LeafTable::leaf`] fills them for the one-ray march) and reads them into `entry`.
+#[cold]
+#[inline(never)]
+fn fill(
+    c: &mut Round<'_, '_>,
+    entry: &mut [u64; PACKET],
+    known: u32,
+    index: &[usize; PACKET],
+    voxel: &[[u32; PACKET]; 3],
+) {
+    for l in 0..PACKET {
+        if (known >> l) & 1 == 0 {
+            c.table
+                .leaf(c.view, [voxel[0][l], voxel[1][l], voxel[2][l]]);
+            entry[l] = c.table.entries[index[l]];
         }
     }
 }
@@ -285,16 +307,15 @@ pub(super) fn cast_run(
         if live == 0 {
             return;
         }
-        let round = Round {
+        let mut round = Round {
             top: (res - 1) as f32,
             qerr: 0.5 * view.info.quant_step() + 1e-4,
             quant: view.info.quant_step(),
-            entries: &table.entries,
-            epoch: table.epoch,
-            log_blocks: table.log_blocks,
+            view,
+            table,
             codes,
         };
-        let taken = lanes.round(&round);
+        let taken = lanes.round(&mut round);
         let mut events = 0u32;
         for l in 0..PACKET {
             // `march_from`'s checks before a step: steps left, not past the end (`t > hi`).
@@ -316,10 +337,6 @@ pub(super) fn cast_run(
                 (t * h, BUDGET, opts.max_steps)
             } else if t > lanes.hi[l] {
                 (opts.no_hit_value, MISS, step)
-            } else if (taken.known >> l) & 1 == 0 {
-                // A block the table has not met: fill its entry; the round is taken again.
-                table.leaf(view, [0, 1, 2].map(|a| taken.voxel[a][l]));
-                continue;
             } else if ref_kind(taken.leaf[l]) == KIND_INSIDE {
                 (t * h, HIT, step + 1)
             } else {
