@@ -180,28 +180,40 @@ pub fn lanes_between(lo: i32, hi: i32) -> u32 {
     ((1u32 << hi) - 1) & !((1u32 << lo) - 1)
 }
 
-/// The lanes' sums.
-macro_rules! f32x8_op {
-    ($trait:ident, $method:ident, $intrinsic:ident, $op:tt) => {
-        impl std::ops::$trait for F32x8 {
-            type Output = Self;
+/// Lane-wise arithmetic of a lanes type: one IEEE operation per lane, by the intrinsic where
+/// `$simd` holds (the build enables the instructions for the whole crate), lane by lane
+/// elsewhere.
+macro_rules! lane_ops {
+    ($lanes:ident, $simd:meta, $arch:ident,
+     [$(($trait:ident, $method:ident, $intrinsic:ident, $op:tt)),*]) => {
+        $(
+            impl std::ops::$trait for $lanes {
+                type Output = Self;
 
-            #[inline(always)]
-            fn $method(self, o: Self) -> Self {
-                #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
-                // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build
-                // here).
-                return Self(unsafe { arch::$intrinsic(self.0, o.0) });
-                #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
-                Self(std::array::from_fn(|t| self.0[t] $op o.0[t]))
+                #[inline(always)]
+                fn $method(self, o: Self) -> Self {
+                    #[cfg($simd)]
+                    // SAFETY: as for the methods of the type (its instructions are enabled for
+                    // the whole build here).
+                    return Self(unsafe { $arch::$intrinsic(self.0, o.0) });
+                    #[cfg(not($simd))]
+                    Self(std::array::from_fn(|t| self.0[t] $op o.0[t]))
+                }
             }
-        }
+        )*
     };
 }
 
-f32x8_op!(Add, add, _mm256_add_ps, +);
-f32x8_op!(Sub, sub, _mm256_sub_ps, -);
-f32x8_op!(Mul, mul, _mm256_mul_ps, *);
+lane_ops!(
+    F32x8,
+    all(target_arch = "x86_64", target_feature = "avx"),
+    arch,
+    [
+        (Add, add, _mm256_add_ps, +),
+        (Sub, sub, _mm256_sub_ps, -),
+        (Mul, mul, _mm256_mul_ps, *)
+    ]
+);
 
 impl F32x8 {
     /// `fmin(self, o)` per lane: `self < o ? self : o` (what `minps` computes).
@@ -408,28 +420,16 @@ impl F32x4 {
     }
 }
 
-/// Lane-wise arithmetic of [`F32x4`]: one IEEE operation per lane.
-macro_rules! f32x4_op {
-    ($trait:ident, $method:ident, $intrinsic:ident, $op:tt) => {
-        impl std::ops::$trait for F32x4 {
-            type Output = Self;
-
-            #[inline(always)]
-            fn $method(self, o: Self) -> Self {
-                #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
-                // SAFETY: as for the methods of `F32x4` (SSE4.1 is enabled for the whole build
-                // here).
-                return Self(unsafe { arch4::$intrinsic(self.0, o.0) });
-                #[cfg(not(all(target_arch = "x86_64", target_feature = "sse4.1")))]
-                Self(std::array::from_fn(|t| self.0[t] $op o.0[t]))
-            }
-        }
-    };
-}
-
-f32x4_op!(Add, add, _mm_add_ps, +);
-f32x4_op!(Sub, sub, _mm_sub_ps, -);
-f32x4_op!(Mul, mul, _mm_mul_ps, *);
+lane_ops!(
+    F32x4,
+    all(target_arch = "x86_64", target_feature = "sse4.1"),
+    arch4,
+    [
+        (Add, add, _mm_add_ps, +),
+        (Sub, sub, _mm_sub_ps, -),
+        (Mul, mul, _mm_mul_ps, *)
+    ]
+);
 
 /// The 8×8 byte matrix `rows` transposed: byte `c` of word `l` of the result is byte `l` of
 /// `rows[c]` (bytes in little-endian order). Three rounds of byte and word interleaving where
@@ -493,6 +493,44 @@ impl F32x8 {
 mod tests {
     use super::*;
 
+    /// IEEE special values, drawn one time in three by [`Draws::float`].
+    const SPECIALS: [f32; 11] = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        1.5,
+        -2.5,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MIN_POSITIVE,
+        3.4e38,
+    ];
+
+    /// A xorshift stream of test values.
+    struct Draws(u32);
+
+    impl Draws {
+        fn next(&mut self) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 17;
+            self.0 ^= self.0 << 5;
+            self.0
+        }
+
+        /// A special value one time in three, else a multiple of `scale` below
+        /// `modulus · scale` in magnitude.
+        fn float(&mut self, modulus: i32, scale: f32) -> f32 {
+            let r = self.next();
+            if r % 3 == 0 {
+                SPECIALS[(r / 3) as usize % SPECIALS.len()]
+            } else {
+                (r as i32 % modulus) as f32 * scale
+            }
+        }
+    }
+
     #[test]
     fn lanes_between_are_the_lanes_in_range() {
         for lo in -2..11 {
@@ -507,34 +545,9 @@ mod tests {
     /// included.
     #[test]
     fn lanes_equal_scalar_comparisons() {
-        let specials = [
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            1.5,
-            f32::NAN,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            f32::MIN_POSITIVE,
-            3.4e38,
-        ];
-        let mut state = 0x9e37_79b9_u32;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
-        };
+        let mut draws = Draws(0x9e37_79b9);
         for _ in 0..2000 {
-            let mut pick = || {
-                let r = next();
-                if r % 3 == 0 {
-                    specials[(r / 3) as usize % specials.len()]
-                } else {
-                    (r as i32 % 1000) as f32 * 0.25
-                }
-            };
+            let mut pick = || draws.float(1000, 0.25);
             let a: [f32; 8] = std::array::from_fn(|_| pick());
             let b: [f32; 8] = std::array::from_fn(|_| pick());
             let s = pick();
@@ -566,34 +579,10 @@ mod tests {
     #[test]
     fn eight_lanes_equal_scalar_operations() {
         use crate::geom::sdf::fmin;
-        let specials = [
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            2.5,
-            f32::NAN,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            3.4e38,
-        ];
-        let mut state = 0x51ed_2701_u32;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
-        };
+        let mut draws = Draws(0x51ed_2701);
         let bits = |v: [f32; 8]| v.map(f32::to_bits);
         for _ in 0..4000 {
-            let mut pick = || {
-                let r = next();
-                if r % 3 == 0 {
-                    specials[(r / 3) as usize % specials.len()]
-                } else {
-                    (r as i32 % 100_000) as f32 * 0.017
-                }
-            };
+            let mut pick = || draws.float(100_000, 0.017);
             let a: [f32; 8] = std::array::from_fn(|_| pick());
             let b: [f32; 8] = std::array::from_fn(|_| pick());
             let (va, vb) = (F32x8::load(&a), F32x8::load(&b));
@@ -613,13 +602,13 @@ mod tests {
             );
             let small = a.map(|x| if x.abs() < 2.0e9 { x } else { -0.5 });
             assert_eq!(F32x8::load(&small).truncate(), small.map(|x| x as i32));
-            let ints: [i32; 8] = std::array::from_fn(|_| (next() as i32) >> 8);
+            let ints: [i32; 8] = std::array::from_fn(|_| (draws.next() as i32) >> 8);
             assert_eq!(
                 bits(F32x8::from_i32(ints).to_array()),
                 ints.map(|i| (i as f32).to_bits())
             );
             let rows: [u64; 8] =
-                std::array::from_fn(|_| u64::from(next()) << 32 | u64::from(next()));
+                std::array::from_fn(|_| u64::from(draws.next()) << 32 | u64::from(draws.next()));
             let cols = transpose_bytes(rows);
             for (c, col) in cols.iter().enumerate() {
                 for (l, row) in rows.iter().enumerate() {
@@ -639,36 +628,10 @@ mod tests {
     #[test]
     fn four_lanes_equal_scalar_operations() {
         use crate::geom::sdf::{fmax, fmin};
-        let specials = [
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            1.5,
-            -2.5,
-            f32::NAN,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            f32::MIN_POSITIVE,
-            3.4e38,
-        ];
-        let mut state = 0x2545_f491_u32;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
-        };
+        let mut draws = Draws(0x2545_f491);
         let bits = |v: [f32; 4]| v.map(f32::to_bits);
         for _ in 0..4000 {
-            let mut pick = || {
-                let r = next();
-                if r % 3 == 0 {
-                    specials[(r / 3) as usize % specials.len()]
-                } else {
-                    (r as i32 % 100_000) as f32 * 0.013
-                }
-            };
+            let mut pick = || draws.float(100_000, 0.013);
             let a: [f32; 4] = std::array::from_fn(|_| pick());
             let b: [f32; 4] = std::array::from_fn(|_| pick());
             let (va, vb) = (F32x4::load(&a), F32x4::load(&b));
@@ -686,7 +649,7 @@ mod tests {
                 small.map(|x| x as i32),
                 "{small:?}"
             );
-            let ints: [i32; 4] = std::array::from_fn(|_| (next() as i32) >> 8);
+            let ints: [i32; 4] = std::array::from_fn(|_| (draws.next() as i32) >> 8);
             assert_eq!(
                 bits(F32x4::from_i32(ints).to_array()),
                 ints.map(|i| (i as f32).to_bits())
