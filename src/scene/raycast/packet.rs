@@ -12,9 +12,10 @@
 //! lane's `t` is the scalar march's to the bit. Any other step is an *event* of its lane,
 //! taken by the scalar code before the next round: the end of the ray (past its end, out of
 //! steps, or inside a solid), or a cell near a surface, from which [`march_from`] takes the ray
-//! up at the same `(t, step)` and finishes it (a march is one sequence of steps, each a
-//! function of `t` alone). A lane whose ray ends takes the run's next ray. Blocks the leaf
-//! table has not met are filled within the round, out of line.
+//! up at the same `(t, step)` (a march is one sequence of steps, each a function of `t` alone)
+//! and finishes it, or hands it back where the stretch near the surface decided nothing. A lane
+//! whose ray ends takes the run's next ray. Blocks the leaf table has not met are filled within
+//! the round, out of line.
 //!
 //! The packet pays where rays take several far steps (camera rays: 1.3–1.7× the one-ray rate,
 //! README › Performance › Scenes); a ray that reaches a surface at its first steps costs a
@@ -22,7 +23,8 @@
 //! less or nothing.
 
 use super::{
-    march_from, CastOptions, LeafTable, RayStart, BUDGET, CELL_WALK_VOX, HIT, MISS, NUDGE_VOX,
+    march_from, CastOptions, LeafTable, Marched, RayStart, BUDGET, CELL_WALK_VOX, HIT, MISS,
+    NUDGE_VOX,
 };
 use crate::geom::sdf::{fmax, fmin};
 use crate::lanes::{transpose_bytes, F32x8};
@@ -340,7 +342,15 @@ pub(super) fn cast_run(
             } else if ref_kind(taken.leaf[l]) == KIND_INSIDE {
                 (t * h, HIT, step + 1)
             } else {
-                march_from(view, env, &lanes.ray(l), t, step, opts, Some(table))
+                match march_from::<true>(view, env, &lanes.ray(l), t, step, opts, Some(table)) {
+                    Marched::Done(result) => result,
+                    Marched::Resume(t, step) => {
+                        // Back to the packet's far steps.
+                        lanes.t[l] = t;
+                        lanes.step[l] = step;
+                        continue;
+                    }
+                }
             };
             write(i, done);
             refill(&mut lanes, l, &mut write);
