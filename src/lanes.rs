@@ -290,7 +290,7 @@ use std::arch::x86_64 as arch4;
 // is compiled only where the build enables SSE4.1 for the whole crate
 // (`cfg(target_feature = "sse4.1")`; x86-64-v3 implies it), whose binaries check the CPU at
 // start-up (`os::check_cpu`). The load and store touch the four words of a `[f32; 4]` or
-// `[u32; 4]` (`loadu`/`storeu` need no alignment).
+// `[i32; 4]` (`loadu`/`storeu` need no alignment).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse4.1"))]
 impl F32x4 {
     /// The four words of `v`.

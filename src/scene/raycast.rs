@@ -72,15 +72,15 @@
 use rayon::prelude::*;
 
 use super::dag::{
-    ref_kind, ref_payload, uniform_bound, EnvEntry, PoolView, BRICK, CODE_MAX, KIND_BRICK,
-    KIND_INSIDE, KIND_OUTSIDE,
+    ref_kind, ref_payload, uniform_bound, EnvEntry, PoolInfo, PoolView, BRICK, CODE_MAX,
+    KIND_BRICK, KIND_INSIDE, KIND_OUTSIDE,
 };
 use crate::exec::Launch;
 use crate::geom::sdf::{fmax, fmin};
 use crate::lanes::F32x4;
+use crate::{Error, Result};
 
 mod packet;
-use crate::{Error, Result};
 
 /// `hit` value: no surface before `max_distance`.
 pub const MISS: u8 = 0;
@@ -274,8 +274,7 @@ pub fn cast_rays(
                                 j = end;
                             }
                         }
-                        table => {
-                            let mut table = table;
+                        mut table => {
                             for j in 0..dist.len() {
                                 let i = first + j;
                                 let env = &view.envs[env_of(i)];
@@ -411,6 +410,12 @@ impl RayStart {
     }
 }
 
+/// What a march subtracts from every corner bound, voxels: half a code step (a decoded sample
+/// exceeds the sampled distance by at most that) and a margin for the bound's rounding.
+fn bound_error(info: PoolInfo) -> f32 {
+    0.5 * info.quant_step() + 1e-4
+}
+
 /// How [`march_from`] stopped.
 enum Marched {
     /// The cast's result: `(distance, hit, steps)`.
@@ -449,7 +454,7 @@ fn march_from<const RESUME: bool>(
         inv: ray.inv,
         res,
         top: (res - 1) as f32,
-        qerr: 0.5 * view.info.quant_step() + 1e-4,
+        qerr: bound_error(view.info),
         step: view.info.quant_step(),
         cursor: Cursor::new(env.root, res),
         aux: Cursor::new(env.root, res),
