@@ -489,6 +489,310 @@ impl F32x8 {
     }
 }
 
+impl F32x8 {
+    /// `fmax(self, o)` per lane: `self > o ? self : o` (what `maxps` computes).
+    #[inline(always)]
+    pub fn max(self, o: Self) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
+        return Self(unsafe { arch::_mm256_max_ps(self.0, o.0) });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(std::array::from_fn(|t| {
+            if self.0[t] > o.0[t] {
+                self.0[t]
+            } else {
+                o.0[t]
+            }
+        }))
+    }
+
+    /// Each lane rounded down to an integer (IEEE's `floor`).
+    #[inline(always)]
+    pub fn floor(self) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
+        return Self(unsafe {
+            arch::_mm256_round_ps::<{ arch::_MM_FROUND_TO_NEG_INF | arch::_MM_FROUND_NO_EXC }>(
+                self.0,
+            )
+        });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(self.0.map(f32::floor))
+    }
+
+    /// `sqrt` per lane (IEEE's, correctly rounded).
+    #[inline(always)]
+    pub fn sqrt(self) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
+        return Self(unsafe { arch::_mm256_sqrt_ps(self.0) });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(self.0.map(f32::sqrt))
+    }
+
+    /// Each lane rounded toward zero to an integer, for lanes in `[0, 2^31)`.
+    #[inline(always)]
+    pub fn truncate_u32(self) -> U32x8 {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        // SAFETY: as for the methods of `U32x8` (AVX2 is enabled for the whole build here).
+        return U32x8(unsafe { arch::_mm256_cvttps_epi32(self.0) });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        U32x8(self.to_array().map(|x| x as i32 as u32))
+    }
+}
+
+impl Mask8 {
+    /// The lanes of either mask.
+    #[inline(always)]
+    pub fn or(self, o: Self) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
+        return Self(unsafe { arch::_mm256_or_ps(self.0, o.0) });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(std::array::from_fn(|t| self.0[t] | o.0[t]))
+    }
+
+    /// The lanes where `b` holds.
+    #[inline(always)]
+    pub fn from_bools(b: [bool; 8]) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here); the
+        // load reads the eight words of a local array.
+        return Self(unsafe {
+            let words = b.map(|x| -i32::from(x));
+            arch::_mm256_castsi256_ps(arch::_mm256_loadu_si256(words.as_ptr().cast()))
+        });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(b)
+    }
+}
+
+/// Eight `u32` lanes: one AVX2 register where the build enables AVX2 (x86-64-v3), eight words
+/// elsewhere; the same values. Shifts by 32 or more give 0 (what `vpsllvd`/`vpsrlvd` do); sums
+/// are for lanes whose sum is below 2^32.
+#[derive(Clone, Copy, Debug)]
+pub struct U32x8(
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))] arch::__m256i,
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))] [u32; 8],
+);
+
+// SAFETY (every `unsafe` block below): the intrinsics called need AVX2, and this code is
+// compiled only where the build enables AVX2 for the whole crate (`cfg(target_feature =
+// "avx2")`); the loads and stores touch the eight words of a `[u32; 8]`, and the gathers read
+// only in-bounds elements (each checked first).
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+impl U32x8 {
+    /// The eight words of `v`.
+    #[inline(always)]
+    pub fn load(v: &[u32; 8]) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch::_mm256_loadu_si256(v.as_ptr().cast()) })
+    }
+
+    /// `x` in every lane.
+    #[inline(always)]
+    pub fn splat(x: u32) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch::_mm256_set1_epi32(x as i32) })
+    }
+
+    /// The eight lanes.
+    #[inline(always)]
+    pub fn to_array(self) -> [u32; 8] {
+        let mut v = [0u32; 8];
+        // SAFETY: see above.
+        unsafe { arch::_mm256_storeu_si256(v.as_mut_ptr().cast(), self.0) };
+        v
+    }
+
+    /// Each lane shifted left by the same lane of `by`.
+    #[inline(always)]
+    pub fn shift_left(self, by: Self) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch::_mm256_sllv_epi32(self.0, by.0) })
+    }
+
+    /// Each lane shifted right (logically) by the same lane of `by`.
+    #[inline(always)]
+    pub fn shift_right(self, by: Self) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch::_mm256_srlv_epi32(self.0, by.0) })
+    }
+
+    /// Each lane shifted right (arithmetically: the sign bit repeated) by the same lane of
+    /// `by` (below 32).
+    #[inline(always)]
+    pub fn shift_right_signed(self, by: Self) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch::_mm256_srav_epi32(self.0, by.0) })
+    }
+
+    /// `self == o` per lane.
+    #[inline(always)]
+    pub fn eq(self, o: Self) -> Mask8 {
+        // SAFETY: see above.
+        Mask8(unsafe { arch::_mm256_castsi256_ps(arch::_mm256_cmpeq_epi32(self.0, o.0)) })
+    }
+
+    /// Each lane as a signed integer, as a float (rounded to nearest; exact below 2^24).
+    #[inline(always)]
+    pub fn to_f32(self) -> F32x8 {
+        // SAFETY: see above.
+        F32x8(unsafe { arch::_mm256_cvtepi32_ps(self.0) })
+    }
+
+    /// `if_true` in the lanes of `mask`, `self` in the others.
+    #[inline(always)]
+    pub fn select(self, mask: Mask8, if_true: Self) -> Self {
+        // SAFETY: see above.
+        Self(unsafe {
+            arch::_mm256_blendv_epi8(self.0, if_true.0, arch::_mm256_castps_si256(mask.0))
+        })
+    }
+
+    /// Whether every lane is below `n`.
+    #[inline(always)]
+    fn all_below(self, n: usize) -> bool {
+        let Ok(n) = u32::try_from(n) else {
+            return true;
+        };
+        if n == 0 {
+            return false;
+        }
+        // SAFETY: see above.
+        unsafe {
+            let top = arch::_mm256_set1_epi32((n - 1) as i32);
+            let within = arch::_mm256_cmpeq_epi32(arch::_mm256_min_epu32(self.0, top), self.0);
+            arch::_mm256_movemask_epi8(within) == -1
+        }
+    }
+
+    /// `v[i]` for each lane `i` (every lane below `v.len()` and `2^31`; panics otherwise).
+    #[inline(always)]
+    pub fn gather(v: &[u32], index: Self) -> Self {
+        assert!(
+            index.all_below(v.len().min(1 << 31)),
+            "gather: an index past {}",
+            v.len()
+        );
+        // SAFETY: see above; every index is below `v.len()` (checked) and `2^31`, so the
+        // signed 32-bit offsets, scaled by 4, address elements of `v`.
+        Self(unsafe { arch::_mm256_i32gather_epi32::<4>(v.as_ptr().cast(), index.0) })
+    }
+
+    /// The four bytes `bytes[o..o + 4]` (little-endian) for each lane `o` (every lane at most
+    /// `bytes.len() − 4` and below `2^31`; panics otherwise).
+    #[inline(always)]
+    pub fn gather_words(bytes: &[i8], at: Self) -> Self {
+        assert!(
+            bytes.len() >= 4 && at.all_below((bytes.len() - 3).min(1 << 31)),
+            "gather_words: an offset past {}",
+            bytes.len()
+        );
+        // SAFETY: see above; each lane's four bytes lie in `bytes` (checked), and the offsets
+        // are below `2^31`, so the signed 32-bit offsets, scaled by 1, address them.
+        Self(unsafe { arch::_mm256_i32gather_epi32::<1>(bytes.as_ptr().cast(), at.0) })
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+impl U32x8 {
+    /// The eight words of `v`.
+    #[inline(always)]
+    pub fn load(v: &[u32; 8]) -> Self {
+        Self(*v)
+    }
+
+    /// `x` in every lane.
+    #[inline(always)]
+    pub fn splat(x: u32) -> Self {
+        Self([x; 8])
+    }
+
+    /// The eight lanes.
+    #[inline(always)]
+    pub fn to_array(self) -> [u32; 8] {
+        self.0
+    }
+
+    /// Each lane shifted left by the same lane of `by`.
+    #[inline(always)]
+    pub fn shift_left(self, by: Self) -> Self {
+        Self(std::array::from_fn(|t| {
+            self.0[t].checked_shl(by.0[t]).unwrap_or(0)
+        }))
+    }
+
+    /// Each lane shifted right (logically) by the same lane of `by`.
+    #[inline(always)]
+    pub fn shift_right(self, by: Self) -> Self {
+        Self(std::array::from_fn(|t| {
+            self.0[t].checked_shr(by.0[t]).unwrap_or(0)
+        }))
+    }
+
+    /// Each lane shifted right (arithmetically: the sign bit repeated) by the same lane of
+    /// `by` (below 32).
+    #[inline(always)]
+    pub fn shift_right_signed(self, by: Self) -> Self {
+        Self(std::array::from_fn(|t| {
+            ((self.0[t] as i32) >> (by.0[t] & 31)) as u32
+        }))
+    }
+
+    /// `self == o` per lane.
+    #[inline(always)]
+    pub fn eq(self, o: Self) -> Mask8 {
+        Mask8::from_bools(std::array::from_fn(|t| self.0[t] == o.0[t]))
+    }
+
+    /// Each lane as a signed integer, as a float (rounded to nearest; exact below 2^24).
+    #[inline(always)]
+    pub fn to_f32(self) -> F32x8 {
+        F32x8::load(&self.0.map(|x| x as i32 as f32))
+    }
+
+    /// `if_true` in the lanes of `mask`, `self` in the others.
+    #[inline(always)]
+    pub fn select(self, mask: Mask8, if_true: Self) -> Self {
+        let m = mask.bits();
+        Self(std::array::from_fn(|t| {
+            if (m >> t) & 1 == 1 {
+                if_true.0[t]
+            } else {
+                self.0[t]
+            }
+        }))
+    }
+
+    /// `v[i]` for each lane `i` (every lane below `v.len()`; panics otherwise).
+    #[inline(always)]
+    pub fn gather(v: &[u32], index: Self) -> Self {
+        Self(index.0.map(|i| v[i as usize]))
+    }
+
+    /// The four bytes `bytes[o..o + 4]` (little-endian) for each lane `o` (every lane at most
+    /// `bytes.len() − 4`; panics otherwise).
+    #[inline(always)]
+    pub fn gather_words(bytes: &[i8], at: Self) -> Self {
+        Self(at.0.map(|o| {
+            let o = o as usize;
+            u32::from_le_bytes([0, 1, 2, 3].map(|k| bytes[o + k] as u8))
+        }))
+    }
+}
+
+lane_ops!(
+    U32x8,
+    all(target_arch = "x86_64", target_feature = "avx2"),
+    arch,
+    [
+        (Add, add, _mm256_add_epi32, +),
+        (BitAnd, bitand, _mm256_and_si256, &),
+        (BitOr, bitor, _mm256_or_si256, |)
+    ]
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -620,6 +924,114 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The `F32x8` operations added for the ray packets (`max` is `fmax`, `floor`, `sqrt`, the
+    /// truncation to `U32x8`) and every `U32x8` operation equal the scalar ones lane by lane;
+    /// the gathers read the elements and words they name.
+    #[test]
+    fn integer_lanes_equal_scalar_operations() {
+        use crate::geom::sdf::fmax;
+        let mut draws = Draws(0x3c6e_f372);
+        let bits = |v: [f32; 8]| v.map(f32::to_bits);
+        let table: Vec<u32> = (0..1000).map(|_| draws.next()).collect();
+        let bytes: Vec<i8> = (0..700).map(|_| draws.next() as i8).collect();
+        for _ in 0..4000 {
+            let mut pick = || draws.float(100_000, 0.021);
+            let a: [f32; 8] = std::array::from_fn(|_| pick());
+            let b: [f32; 8] = std::array::from_fn(|_| pick());
+            let (va, vb) = (F32x8::load(&a), F32x8::load(&b));
+            let lanes = |f: &dyn Fn(f32, f32) -> f32| bits(std::array::from_fn(|t| f(a[t], b[t])));
+            assert_eq!(bits(va.max(vb).to_array()), lanes(&fmax), "{a:?} {b:?}");
+            assert_eq!(bits(va.floor().to_array()), lanes(&|x, _| x.floor()));
+            assert_eq!(bits(va.sqrt().to_array()), lanes(&|x, _| x.sqrt()));
+            let small = a.map(|x| if (0.0..2.0e9).contains(&x) { x } else { 7.5 });
+            assert_eq!(
+                F32x8::load(&small).truncate_u32().to_array(),
+                small.map(|x| x as u32)
+            );
+            let x: [u32; 8] = std::array::from_fn(|_| draws.next());
+            let y: [u32; 8] = std::array::from_fn(|_| draws.next());
+            let by: [u32; 8] = std::array::from_fn(|_| draws.next() % 40);
+            let (vx, vy, vby) = (U32x8::load(&x), U32x8::load(&y), U32x8::load(&by));
+            let each = |f: &dyn Fn(usize) -> u32| -> [u32; 8] { std::array::from_fn(f) };
+            assert_eq!(U32x8::splat(x[3]).to_array(), [x[3]; 8]);
+            assert_eq!(
+                vx.shift_left(vby).to_array(),
+                each(&|t| x[t].checked_shl(by[t]).unwrap_or(0))
+            );
+            assert_eq!(
+                vx.shift_right(vby).to_array(),
+                each(&|t| x[t].checked_shr(by[t]).unwrap_or(0))
+            );
+            let by31 = U32x8::load(&by.map(|b| b % 32));
+            assert_eq!(
+                vx.shift_right_signed(by31).to_array(),
+                each(&|t| ((x[t] as i32) >> (by[t] % 32)) as u32)
+            );
+            let half = U32x8::load(&x.map(|v| v >> 1));
+            let other = U32x8::load(&y.map(|v| v >> 1));
+            assert_eq!(
+                (half + other).to_array(),
+                each(&|t| (x[t] >> 1) + (y[t] >> 1))
+            );
+            assert_eq!((vx & vy).to_array(), each(&|t| x[t] & y[t]));
+            assert_eq!((vx | vy).to_array(), each(&|t| x[t] | y[t]));
+            // Equal in about half the lanes.
+            let z = U32x8::load(&std::array::from_fn(|t| {
+                if by[t] % 2 == 0 {
+                    x[t]
+                } else {
+                    y[t]
+                }
+            }));
+            let eq = vx.eq(z);
+            let want = (0..8).fold(0, |m, t| m | u32::from(by[t] % 2 == 0 || x[t] == y[t]) << t);
+            assert_eq!(eq.bits(), want);
+            assert_eq!(
+                vx.select(eq, vy).to_array(),
+                each(&|t| if (want >> t) & 1 == 1 { y[t] } else { x[t] })
+            );
+            let lanes_mask = Mask8::from_bools(std::array::from_fn(|t| by[t] < 20));
+            assert_eq!(
+                lanes_mask.or(eq).bits(),
+                want | (0..8).fold(0, |m, t| m | u32::from(by[t] < 20) << t)
+            );
+            let ints = x.map(|v| v >> 8);
+            assert_eq!(
+                bits(U32x8::load(&ints).to_f32().to_array()),
+                ints.map(|i| (i as i32 as f32).to_bits())
+            );
+            let index = x.map(|v| v % table.len() as u32);
+            assert_eq!(
+                U32x8::gather(&table, U32x8::load(&index)).to_array(),
+                index.map(|i| table[i as usize])
+            );
+            let at = x.map(|v| v % (bytes.len() as u32 - 3));
+            assert_eq!(
+                U32x8::gather_words(&bytes, U32x8::load(&at)).to_array(),
+                at.map(|o| {
+                    let o = o as usize;
+                    u32::from_le_bytes([0, 1, 2, 3].map(|k| bytes[o + k] as u8))
+                })
+            );
+        }
+    }
+
+    /// A gather past the end panics instead of reading out of bounds.
+    #[test]
+    #[should_panic]
+    fn gathers_check_their_indices() {
+        let v = [1u32, 2, 3];
+        U32x8::gather(&v, U32x8::load(&[0, 1, 2, 3, 0, 0, 0, 0]));
+    }
+
+    /// A word gather reaching past the end panics.
+    #[test]
+    #[should_panic]
+    fn word_gathers_check_their_offsets() {
+        let v = [0i8; 12];
+        U32x8::gather_words(&v, U32x8::load(&[0, 1, 2, 9, 0, 0, 0, 0]));
     }
 
     /// Every operation of `F32x4` equals the scalar one lane by lane (`min` and `max` are

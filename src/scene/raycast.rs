@@ -27,7 +27,7 @@
 //! in certified free space (where `I` bulges out of the true solid), which is what the truth says.
 //!
 //! **Packets.** Each step waits on the one before, so one ray leaves a core mostly idle.
-//! [`cast_rays`] marches the rays of one env eight at a time (module `packet`): a branch-free
+//! [`cast_rays`] marches the rays of one env 32 at a time (module `packet`): a branch-free
 //! round takes the uniform jump or far bound step of every lane, with the same operations per
 //! lane, and hands a lane to the one-ray march at any other step. The results are
 //! [`cast_one`]'s bit for bit.
@@ -254,7 +254,7 @@ pub fn cast_rays(
                     let first = c * CHUNK;
                     match table.as_mut() {
                         // Runs of rays of one env, a packet at a time.
-                        Some(table) if !view.bricks.is_empty() => {
+                        Some(table) if packet::fits(view) => {
                             let mut j = 0;
                             while j < dist.len() {
                                 let e = env_of(first + j);
@@ -581,10 +581,12 @@ const TABLE_MAX_LOG_BLOCKS: u32 = 6;
 /// table), so switching envs costs nothing; the memo lives for one [`cast_rays`] call, within
 /// which the pool does not change.
 struct LeafTable {
-    /// `epoch << 40 | log2(leaf side) << 32 | leaf reference`, per block (`x + n·y + n²·z`).
-    entries: Vec<u64>,
+    /// `epoch << 8 | log2(leaf side)`, per block (`x + n·y + n²·z`).
+    tags: Vec<u32>,
+    /// The leaf's reference, per block (valid where the tag's epoch is current).
+    refs: Vec<u32>,
     /// The current epoch (`1..2^24`; 0 marks entries never filled).
-    epoch: u64,
+    epoch: u32,
     /// The root the current epoch's entries belong to.
     root: Option<u32>,
     /// `log2` of the blocks per axis.
@@ -597,7 +599,8 @@ impl LeafTable {
     fn new(res: u32) -> Option<Self> {
         let log_blocks = (res / BRICK).trailing_zeros();
         (log_blocks <= TABLE_MAX_LOG_BLOCKS).then(|| Self {
-            entries: vec![0; 1 << (3 * log_blocks)],
+            tags: vec![0; 1 << (3 * log_blocks)],
+            refs: vec![0; 1 << (3 * log_blocks)],
             epoch: 0,
             root: None,
             log_blocks,
@@ -610,7 +613,7 @@ impl LeafTable {
             self.root = Some(root);
             self.epoch += 1;
             if self.epoch == 1 << 24 {
-                self.entries.fill(0);
+                self.tags.fill(0);
                 self.epoch = 1;
             }
         }
@@ -622,14 +625,15 @@ impl LeafTable {
         let lb = self.log_blocks;
         let b = v.map(|c| c / BRICK);
         let i = (b[0] | b[1] << lb | b[2] << (2 * lb)) as usize;
-        let e = self.entries[i];
-        if e >> 40 == self.epoch {
-            return (e as u32, (e >> 32) as u32 & 0xff);
+        let tag = self.tags[i];
+        if tag >> 8 == self.epoch {
+            return (self.refs[i], tag & 0xff);
         }
         let root = self.root.expect("a table is started before use");
         let (r, _, size) = view.leaf(root, v);
         let shift = size.trailing_zeros();
-        self.entries[i] = self.epoch << 40 | u64::from(shift) << 32 | u64::from(r);
+        self.tags[i] = self.epoch << 8 | shift;
+        self.refs[i] = r;
         (r, shift)
     }
 }

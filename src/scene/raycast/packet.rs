@@ -4,7 +4,10 @@
 //! distance bound read at the point it reaches), so one ray keeps a core's arithmetic units
 //! mostly idle: a bound step is some 100 instructions whose longest dependent chain takes most
 //! of the step's time. A *packet* holds a ray in each of its lanes and takes one step of every
-//! lane per round, without branches, so the lanes' chains run side by side.
+//! lane per round, without branches, so the lanes' chains run side by side: each quantity of
+//! eight lanes is one vector (the leaf table's entries and the cells' corner codes are
+//! gathered), and a round takes the packet's [`PACKET`]` / 8` vectors one after another, whose
+//! chains of dependent operations overlap in the core.
 //!
 //! A round takes, in every lane, the two steps that make up most of a march: a jump across a
 //! uniform free box and a bound step in a brick cell far enough from the surface
@@ -18,7 +21,7 @@
 //! ends takes the run's next ray. Blocks the leaf table has not met are filled within the
 //! round, out of line.
 //!
-//! The packet pays where rays take several far steps (camera rays: 1.3–1.7× the one-ray rate,
+//! The packet pays where rays take several far steps (camera rays: 1.5–1.9× the one-ray rate,
 //! README › Performance › Scenes); a ray that reaches a surface at its first steps costs a
 //! wasted lane of a round and the hand-over, so random rays from points near surfaces gain
 //! less or nothing.
@@ -27,15 +30,26 @@ use super::{
     march_from, CastOptions, LeafTable, Marched, RayStart, BUDGET, CELL_WALK_VOX, HIT, MISS,
     NUDGE_VOX,
 };
-use crate::geom::sdf::{fmax, fmin};
-use crate::lanes::{transpose_bytes, F32x8};
+use crate::lanes::{F32x8, U32x8};
 use crate::scene::dag::{
-    ref_kind, ref_payload, uniform_bound, EnvEntry, PoolView, BRICK_VOXELS, CODE_MAX, KIND_BRICK,
-    KIND_INSIDE, KIND_OUTSIDE,
+    ref_kind, EnvEntry, PoolView, BOUND_UNIT_VOX, BRICK_VOXELS, CODE_MAX, KIND_BRICK, KIND_INSIDE,
+    KIND_OUTSIDE, PAYLOAD_BITS, PAYLOAD_MAX,
 };
 
-/// Rays in flight in one packet.
-pub(super) const PACKET: usize = 8;
+/// Rays in flight in one packet. Four vectors of eight: camera rays ran 4–11% faster than
+/// with one (the same instructions per ray), 16 and 24 lanes in between (`trackgen bench-scene
+/// --rows rays`, alternating runs).
+pub(super) const PACKET: usize = 32;
+
+/// Lanes per vector.
+const VECTOR: usize = 8;
+
+/// Whether rays of `view` can be cast in packets: it has bricks (a lane not in a brick reads
+/// the first brick's codes and ignores them), and every code's offset is below `2^31` (the
+/// offsets the gathers take).
+pub(super) fn fits(view: &PoolView) -> bool {
+    !view.bricks.is_empty() && view.bricks.len() * BRICK_VOXELS <= 1 << 31
+}
 
 /// A lane without a ray.
 const EMPTY: usize = usize::MAX;
@@ -73,20 +87,6 @@ struct Taken {
     plain: u32,
 }
 
-/// `f(l)` for every lane.
-#[inline(always)]
-fn lanes<T>(f: impl FnMut(usize) -> T) -> [T; PACKET] {
-    std::array::from_fn(f)
-}
-
-/// The bits of the lanes where `b` holds.
-#[inline(always)]
-fn mask(b: [bool; PACKET]) -> u32 {
-    b.iter()
-        .enumerate()
-        .fold(0, |m, (l, &x)| m | u32::from(x) << l)
-}
-
 impl Lanes {
     /// Lane `l`'s ray.
     fn ray(&self, l: usize) -> RayStart {
@@ -114,137 +114,132 @@ impl Lanes {
 
     /// Every lane's step at its `t`: [`march_from`]'s arithmetic for a uniform jump and for a
     /// brick bound step, both taken (no branch on the leaf's kind), the leaf read from the
-    /// table. Each quantity for all lanes at once, so the arithmetic runs on vectors of lanes.
+    /// table. Each quantity for all lanes at once, in vectors of lanes: the table's entries and
+    /// each lane's corner codes are gathered.
     #[inline(always)]
     fn round(&self, c: &mut Round<'_, '_>) -> Taken {
-        let t = self.t;
+        let mut taken = Taken {
+            next: [0.0; PACKET],
+            leaf: [0; PACKET],
+            plain: 0,
+        };
+        for v in 0..PACKET / VECTOR {
+            let (next, leaf, plain) = self.round_vector(c, v);
+            taken.next[v * VECTOR..][..VECTOR].copy_from_slice(&next);
+            taken.leaf[v * VECTOR..][..VECTOR].copy_from_slice(&leaf);
+            taken.plain |= plain << (v * VECTOR);
+        }
+        taken
+    }
+
+    /// [`round`](Self::round) of vector `v`'s lanes: `(next, leaf, plain)`.
+    #[inline(always)]
+    fn round_vector(&self, c: &mut Round<'_, '_>, v: usize) -> ([f32; VECTOR], [u32; VECTOR], u32) {
+        let part = |a: &[f32; PACKET]| F32x8::load(a[v * VECTOR..][..VECTOR].try_into().unwrap());
+        let t = part(&self.t);
+        let (zero, one) = (F32x8::splat(0.0), U32x8::splat(1));
+        let p = self.p.each_ref().map(part);
+        let d = self.d.each_ref().map(part);
         // `March::at` and `March::voxel` (the clamped point truncated is its floor).
-        let q: [[f32; PACKET]; 3] =
-            std::array::from_fn(|a| lanes(|l| self.p[a][l] + t[l] * self.d[a][l]));
-        let voxel = q.map(|q| {
-            F32x8::load(&q.map(|x| fmin(fmax(x, 0.0), c.top)))
-                .truncate()
-                .map(|v| v as u32)
-        });
+        let q = [0, 1, 2].map(|a| p[a] + t * d[a]);
+        let voxel = q.map(|q| q.max(zero).min(F32x8::splat(c.top)).truncate_u32());
         // `LeafTable::leaf` and `Cursor::locate`: the blocks the table has not met are filled
         // first, out of line (rare once the table is warm), then every lane reads its entry.
-        let lb = c.table.log_blocks;
-        let index = lanes(|l| {
-            let b = [0, 1, 2].map(|a| voxel[a][l] / super::BRICK);
-            (b[0] | b[1] << lb | b[2] << (2 * lb)) as usize
-        });
-        let mut entry = index.map(|i| c.table.entries[i]);
-        let known = mask(entry.map(|e| e >> 40 == c.table.epoch));
-        if known != (1 << PACKET) - 1 {
-            fill(c, &mut entry, known, &index, &voxel);
+        let (lb, three) = (U32x8::splat(c.table.log_blocks), U32x8::splat(3));
+        let block = voxel.map(|v| v.shift_right(three));
+        let index = block[0] | block[1].shift_left(lb) | block[2].shift_left(lb + lb);
+        let mut tag = U32x8::gather(&c.table.tags, index);
+        let known = tag
+            .shift_right(U32x8::splat(8))
+            .eq(U32x8::splat(c.table.epoch))
+            .bits();
+        if known != (1 << VECTOR) - 1 {
+            fill(c, known, voxel);
+            tag = U32x8::gather(&c.table.tags, index);
         }
-        let leaf = entry.map(|e| e as u32);
-        let shift = entry.map(|e| (e >> 32) as u32 & 0xff);
-        let min: [[u32; PACKET]; 3] =
-            std::array::from_fn(|a| lanes(|l| (voxel[a][l] >> shift[l]) << shift[l]));
-        let size = shift.map(|s| 1u32 << s);
+        let leaf = U32x8::gather(&c.table.refs, index);
+        let shift = tag & U32x8::splat(0xff);
+        let min = voxel.map(|v| v.shift_right(shift).shift_left(shift));
+        let size = one.shift_left(shift).to_f32();
         // `March::exit` and the uniform jump.
         let mut exit = F32x8::splat(f32::INFINITY);
-        let (zero, sizes) = (F32x8::splat(0.0), F32x8::from_i32(size.map(|s| s as i32)));
-        for ((min, d), (p, inv)) in min.iter().zip(&self.d).zip(self.p.iter().zip(&self.inv)) {
-            let d = F32x8::load(d);
+        for a in 0..3 {
             // The face ahead: `min` or `min + size` (sums below 2^16: exact, the integer sum's
             // float).
-            let face = F32x8::from_i32(min.map(|m| m as i32));
-            let face = face.select(d.gt(zero), face + sizes);
-            let ta = (face - F32x8::load(p)) * F32x8::load(inv);
+            let face = min[a].to_f32();
+            let face = face.select(d[a].gt(zero), face + size);
+            let ta = (face - p[a]) * part(&self.inv[a]);
             // `fmin` only along the axes the ray moves on.
-            exit = exit.min(ta).select(d.eq(zero), exit);
+            exit = exit.min(ta).select(d[a].eq(zero), exit);
         }
-        let exit = exit.to_array();
-        let jump = lanes(|l| fmax(exit[l], t[l] + uniform_bound(leaf[l])) + NUDGE_VOX);
+        // `uniform_bound`: the payload (below 2^30) converted, rounded as `as f32` rounds.
+        let payload = leaf & U32x8::splat(PAYLOAD_MAX);
+        let uniform = payload.to_f32() * F32x8::splat(BOUND_UNIT_VOX);
+        let jump = exit.max(t + uniform) + F32x8::splat(NUDGE_VOX);
         // `March::brick_cell` and the bound step (the saturated cell's bound is the corner
         // bound, bit for bit: `saturated_reach`).
-        let kind = leaf.map(ref_kind);
-        let brick = kind.map(|k| k == KIND_BRICK);
-        let first = lanes(|l| {
-            if brick[l] {
-                ref_payload(leaf[l]) as usize * BRICK_VOXELS
-            } else {
-                0
-            }
+        let kind = leaf.shift_right(U32x8::splat(PAYLOAD_BITS));
+        let brick = kind.eq(U32x8::splat(KIND_BRICK));
+        let outside = kind.eq(U32x8::splat(KIND_OUTSIDE));
+        // The brick's first code (no brick: the first brick's, read and ignored).
+        let first = U32x8::splat(0).select(brick, payload.shift_left(U32x8::splat(9)));
+        let x: [F32x8; 3] = std::array::from_fn(|a| q[a] - (min[a].to_f32() + F32x8::splat(0.5)));
+        let clamped = x.map(|x| x.max(zero).min(F32x8::splat(6.0)));
+        let i0 = clamped.map(F32x8::truncate_u32);
+        let u: [F32x8; 3] = std::array::from_fn(|a| x[a] - clamped[a].floor());
+        let w = u.map(|u| F32x8::splat(1.0) - u);
+        let uu = u.map(|u| u * u);
+        let ww = w.map(|w| w * w);
+        let base = first + (i0[0] + (i0[1].shift_left(three) + i0[2].shift_left(U32x8::splat(6))));
+        // Each lane's eight corner codes as four little-endian words (`base ≤ first + 6 · 73`,
+        // the last word at `base + 70` ending at the last corner, in the brick): corners
+        // `2k, 2k + 1` in the low bytes of the words at 0, 8 and 64, corners 6 and 7 in the
+        // high bytes of the word at 70. Each code sign-extended by a left and an arithmetic
+        // right shift.
+        let words = [0, 8, 64, 70].map(|o| U32x8::gather_words(c.codes, base + U32x8::splat(o)));
+        let byte = |word: U32x8, b: u32| {
+            word.shift_left(U32x8::splat(24 - 8 * b))
+                .shift_right_signed(U32x8::splat(24))
+        };
+        let codes: [U32x8; 8] = std::array::from_fn(|corner| match corner {
+            6 | 7 => byte(words[3], corner as u32 - 4),
+            _ => byte(words[corner / 2], corner as u32 % 2),
         });
-        let x: [[f32; PACKET]; 3] =
-            std::array::from_fn(|a| lanes(|l| q[a][l] - (min[a][l] as i32 as f32 + 0.5)));
-        let clamped = x.map(|x| x.map(|x| fmin(fmax(x, 0.0), 6.0)));
-        let i0 = clamped.map(|c| F32x8::load(&c).truncate().map(|v| v as u32));
-        let u: [[f32; PACKET]; 3] =
-            std::array::from_fn(|a| lanes(|l| x[a][l] - clamped[a][l].floor()));
-        let w = u.map(|u| u.map(|u| 1.0 - u));
-        let uu = u.map(|u| u.map(|u| u * u));
-        let ww = w.map(|w| w.map(|w| w * w));
-        let base = lanes(|l| first[l] + (i0[0][l] + (i0[1][l] << 3) + (i0[2][l] << 6)) as usize);
-        // Each lane's eight corner codes as `March::brick_cell` packs them (one bounds check
-        // per lane: `base ≤ first + 6 · 73`), then corner by corner over the lanes.
-        let packed: [u64; PACKET] = lanes(|l| {
-            let w: &[i8; 74] = c.codes[base[l]..base[l] + 74]
-                .try_into()
-                .expect("a window of 74 codes");
-            let pair = |o: usize| u64::from(u16::from_le_bytes([w[o] as u8, w[o + 1] as u8]));
-            pair(0) | pair(8) << 16 | pair(64) << 32 | pair(72) << 48
-        });
-        let by_corner = transpose_bytes(packed);
         // `corner_reach`'s sums and roots, the same operations in the same order per lane.
-        let mut r: [[f32; PACKET]; 8] = [[0.0; PACKET]; 8];
-        for (corner, r) in r.iter_mut().enumerate() {
-            let code = F32x8::from_i8(by_corner[corner]).to_array();
-            let sq = |a: usize, l: usize, bit: usize| {
-                if (corner >> bit) & 1 == 0 {
-                    uu[a][l]
-                } else {
-                    ww[a][l]
-                }
-            };
-            *r = lanes(|l| {
-                let d2 = sq(0, l, 0) + sq(1, l, 1) + sq(2, l, 2);
-                code[l] * c.quant - d2.sqrt()
-            });
-        }
-        let solid_near = packed.map(|w| super::has_byte(w, -CODE_MAX as u8));
-        let reach = lanes(|l| {
-            let r4: [f32; 4] = std::array::from_fn(|k| fmax(r[k][l], r[k + 4][l]));
-            fmax(fmax(r4[0], r4[2]), fmax(r4[1], r4[3]))
+        let quant = F32x8::splat(c.quant);
+        let r: [F32x8; 8] = std::array::from_fn(|corner| {
+            let sq = |a: usize| if (corner >> a) & 1 == 0 { uu[a] } else { ww[a] };
+            let d2 = sq(0) + sq(1) + sq(2);
+            codes[corner].to_f32() * quant - d2.sqrt()
         });
-        let bound = lanes(|l| {
-            if solid_near[l] {
-                f32::NEG_INFINITY
-            } else {
-                reach[l] - c.qerr
-            }
-        });
-        let outside = kind.map(|k| k == KIND_OUTSIDE);
-        Taken {
-            next: lanes(|l| if outside[l] { jump[l] } else { t[l] + bound[l] }),
-            leaf,
-            plain: mask(lanes(|l| {
-                outside[l] | (brick[l] & (bound[l] >= CELL_WALK_VOX))
-            })),
-        }
+        let solid = U32x8::splat(-CODE_MAX as i32 as u32);
+        let solid_near = codes[1..]
+            .iter()
+            .fold(codes[0].eq(solid), |m, &k| m.or(k.eq(solid)));
+        let r4: [F32x8; 4] = std::array::from_fn(|k| r[k].max(r[k + 4]));
+        let reach = r4[0].max(r4[2]).max(r4[1].max(r4[3]));
+        let bound =
+            (reach - F32x8::splat(c.qerr)).select(solid_near, F32x8::splat(f32::NEG_INFINITY));
+        let far = bound.ge(F32x8::splat(CELL_WALK_VOX));
+        (
+            (t + bound).select(outside, jump).to_array(),
+            leaf.to_array(),
+            outside.or(brick.and(far)).bits(),
+        )
     }
 }
 
 /// Fills the table's entries of the lanes not in `known` (their blocks met for the first time,
-/// as [`LeafTable::leaf`] fills them for the one-ray march) and reads them into `entry`.
+/// as [`LeafTable::leaf`] fills them for the one-ray march).
 #[cold]
 #[inline(never)]
-fn fill(
-    c: &mut Round<'_, '_>,
-    entry: &mut [u64; PACKET],
-    known: u32,
-    index: &[usize; PACKET],
-    voxel: &[[u32; PACKET]; 3],
-) {
-    for l in 0..PACKET {
-        if (known >> l) & 1 == 0 {
-            c.table
-                .leaf(c.view, [voxel[0][l], voxel[1][l], voxel[2][l]]);
-            entry[l] = c.table.entries[index[l]];
-        }
+fn fill(c: &mut Round<'_, '_>, known: u32, voxel: [U32x8; 3]) {
+    let [x, y, z] = voxel.map(U32x8::to_array);
+    let mut unknown = !known & ((1 << VECTOR) - 1);
+    while unknown != 0 {
+        let l = unknown.trailing_zeros() as usize;
+        unknown &= unknown - 1;
+        c.table.leaf(c.view, [x[l], y[l], z[l]]);
     }
 }
 
