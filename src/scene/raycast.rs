@@ -1201,22 +1201,30 @@ fn first_root(c: [f32; 4], s_end: f32) -> Option<f32> {
     if c[0] <= 0.0 {
         return Some(0.0);
     }
-    // Roots of 3 c3 s² + 2 c2 s + c1 (the numerically stable pair of quadratic formulas).
-    let (qa, qb, qc) = (3.0 * c[3], 2.0 * c[2], c[1]);
-    let mut split = [f32::NAN; 2];
-    if qa == 0.0 {
-        if qb != 0.0 {
-            split[0] = -qc / qb;
-        }
-    } else {
-        let disc = qb * qb - 4.0 * qa * qc;
-        if disc >= 0.0 {
-            let sq = disc.sqrt();
-            let m = -0.5 * (qb + if qb >= 0.0 { sq } else { -sq });
-            split[0] = m / qa;
-            split[1] = if m != 0.0 { qc / m } else { f32::NAN };
-        }
+    if positive_hull(c, s_end) {
+        return None;
     }
+    search_root(c, s_end)
+}
+
+/// [`first_root`] of a cubic positive at 0, found by placing the derivative's roots.
+#[inline(always)]
+fn search_root(c: [f32; 4], s_end: f32) -> Option<f32> {
+    // Roots of 3 c3 s² + 2 c2 s + c1 (the numerically stable pair of quadratic formulas), both
+    // cases computed and one chosen, without branches (which case holds, and whether the roots
+    // are real, depend on the data): a negative discriminant gives NaN roots through its square
+    // root, and a `m = 0` a NaN second root.
+    let (qa, qb, qc) = (3.0 * c[3], 2.0 * c[2], c[1]);
+    let linear = if qb != 0.0 { -qc / qb } else { f32::NAN };
+    let disc = qb * qb - 4.0 * qa * qc;
+    let sq = disc.sqrt();
+    let m = -0.5 * (qb + if qb >= 0.0 { sq } else { -sq });
+    let quadratic = [m / qa, if m != 0.0 { qc / m } else { f32::NAN }];
+    let mut split = if qa == 0.0 {
+        [linear, f32::NAN]
+    } else {
+        quadratic
+    };
     if split[1] < split[0] {
         split.swap(0, 1);
     }
@@ -1239,6 +1247,31 @@ fn first_root(c: [f32; 4], s_end: f32) -> Option<f32> {
     let starts = [0.0, before(0), fmax(before(0), before(1))];
     Some(bracket_root(c, starts[piece], ends[piece]))
 }
+
+/// Whether the cubic `c` is certainly positive over `[0, s_end]`, so that [`first_root`] finds
+/// no root there: every Bernstein coefficient of the cubic on that interval (whose convex hull
+/// holds its graph) exceeds [`HULL_MARGIN`] times the sum of the magnitudes of the power
+/// coefficients. The margin dwarfs the rounding of these few operations and of the cubic's
+/// evaluation, so where this holds every value [`first_root`] would compute is positive too: it
+/// returns what the full search would, after a short chain of operations instead of the square
+/// root and divisions that place the derivative's roots (most cells a ray walks near a surface
+/// have no root on it). NaN and infinite coefficients fail the test.
+#[inline(always)]
+fn positive_hull(c: [f32; 4], s_end: f32) -> bool {
+    let s2 = s_end * s_end;
+    let (a1, a2, a3) = (c[1] * s_end, c[2] * s2, c[3] * (s2 * s_end));
+    let third = 1.0 / 3.0;
+    let b1 = c[0] + a1 * third;
+    let b2 = c[0] + (a1 + a1 + a2) * third;
+    let b3 = (c[0] + a1) + (a2 + a3);
+    let margin = HULL_MARGIN * ((c[0].abs() + a1.abs()) + (a2.abs() + a3.abs()));
+    b1 > margin && b2 > margin && b3 > margin
+}
+
+/// The relative margin of [`positive_hull`]: some 2000 times the rounding error (a few units
+/// of `2^-24`) of the cubic's evaluation and of the Bernstein coefficients, and still small
+/// beside the values of a cubic that stays clear of zero.
+const HULL_MARGIN: f32 = 1e-4;
 
 /// The upper end of a bracket of the root of the cubic `c` in `[lo, hi]`, where `c` is monotone
 /// with `c(lo) > 0` and `c(hi) ≤ 0`, narrowed [`ROOT_LANES`]-fold per round for [`ROOT_ROUNDS`]
@@ -1370,6 +1403,47 @@ mod tests {
         assert!(
             roots > 1000 && misses > 1000,
             "{roots} roots, {misses} misses"
+        );
+    }
+
+    /// Where `positive_hull` lets `first_root` skip the search, the search finds no root: over
+    /// random cubics and cubics lowered until their minimum on the range lies within 1e-9 to
+    /// 1e-2 of their scale above zero (or below it).
+    #[test]
+    fn a_positive_hull_skips_only_cubics_without_roots() {
+        let mut rand = crate::track::geometry::test_unit(0x85eb_ca6b);
+        let (mut skipped, mut searched) = (0, 0);
+        for n in 0..200_000 {
+            let mut c: [f32; 4] = std::array::from_fn(|_| 8.0 * rand() - 4.0);
+            let s_end = 2.0 * rand();
+            let scale = c.iter().map(|v| f64::from(v.abs())).sum::<f64>();
+            if n % 2 == 1 {
+                // Shift the cubic so that its minimum on the range sits just above (or below)
+                // zero.
+                let min = (0..=256)
+                    .map(|i| cubic64(c, f64::from(s_end) * i as f64 / 256.0))
+                    .fold(f64::INFINITY, f64::min);
+                let gap = scale * 10f64.powf(-9.0 + 7.0 * f64::from(rand()));
+                let sign = if n % 6 == 1 { -1.0 } else { 1.0 };
+                c[0] = (f64::from(c[0]) - min + sign * gap) as f32;
+            }
+            if c[0] <= 0.0 {
+                continue;
+            }
+            if positive_hull(c, s_end) {
+                skipped += 1;
+                assert_eq!(
+                    search_root(c, s_end),
+                    None,
+                    "cubic {c:?} on [0, {s_end}]: skipped, but the search finds a root"
+                );
+            } else {
+                searched += 1;
+            }
+        }
+        assert!(
+            skipped > 10_000 && searched > 10_000,
+            "{skipped} skipped, {searched} searched"
         );
     }
 
