@@ -337,7 +337,7 @@ fn cast_in(
     table: Option<&mut LeafTable>,
 ) -> (f32, u8, u32) {
     match RayStart::new(view, env, origin, dir, opts) {
-        Some(ray) => match march_from::<false>(view, env, &ray, ray.lo, 0, opts, table) {
+        Some(ray) => match march_from::<false>(view, env, &ray, ray.lo, 0, None, opts, table) {
             Marched::Done(result) => result,
             Marched::Resume(..) => unreachable!("a march that does not resume does not stop"),
         },
@@ -429,14 +429,19 @@ enum Marched {
 /// march of a ray is one sequence of steps, each a function of `t` alone, so a march taken up
 /// at some `(t, step)` of another gives that march's result. With `RESUME`, it stops after
 /// its first stretch near a surface (a cell crossed, and the cells walked) that decides
-/// nothing, with the `(t, step)` to go on from.
+/// nothing, with the `(t, step)` to go on from. `near` is the bound of the step at `t` where
+/// the caller has already found it to be a brick step near a surface (below
+/// [`CELL_WALK_VOX`]): the march takes that step from the cell crossing on (the cursors find
+/// their leaves as the cells are read), which gives the same result.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn march_from<const RESUME: bool>(
     view: &PoolView,
     env: &EnvEntry,
     ray: &RayStart,
     t: f32,
     step: u32,
+    near: Option<f32>,
     opts: &CastOptions,
     table: Option<&mut LeafTable>,
 ) -> Marched {
@@ -462,35 +467,42 @@ fn march_from<const RESUME: bool>(
     };
     let mut t = t;
     let mut step = step;
+    let mut near = near;
     while step < opts.max_steps {
         if t > hi {
             return Marched::Done((opts.no_hit_value, MISS, step));
         }
         step += 1;
         let q = march.at(t);
-        let v = march.voxel(q);
-        march.locate(v);
-        let (r, min, size) = march.cursor.leaf();
-        match ref_kind(r) {
-            KIND_OUTSIDE => {
-                let exit = march.exit(min, size);
-                t = fmax(exit, t + uniform_bound(r)) + NUDGE_VOX;
-                continue;
+        let bound = match near.take() {
+            Some(bound) => bound,
+            None => {
+                let v = march.voxel(q);
+                march.locate(v);
+                let (r, min, size) = march.cursor.leaf();
+                match ref_kind(r) {
+                    KIND_OUTSIDE => {
+                        let exit = march.exit(min, size);
+                        t = fmax(exit, t + uniform_bound(r)) + NUDGE_VOX;
+                        continue;
+                    }
+                    KIND_INSIDE => return Marched::Done((t * h, HIT, step)),
+                    _ => {}
+                }
+                debug_assert_eq!(ref_kind(r), KIND_BRICK);
+                let cell = march.brick_cell(ref_payload(r), min, q);
+                let bound = if cell.solid_near {
+                    f32::NEG_INFINITY
+                } else {
+                    cell.reach - march.qerr
+                };
+                if bound >= CELL_WALK_VOX {
+                    t += bound;
+                    continue;
+                }
+                bound
             }
-            KIND_INSIDE => return Marched::Done((t * h, HIT, step)),
-            _ => {}
-        }
-        debug_assert_eq!(ref_kind(r), KIND_BRICK);
-        let cell = march.brick_cell(ref_payload(r), min, q);
-        let bound = if cell.solid_near {
-            f32::NEG_INFINITY
-        } else {
-            cell.reach - march.qerr
         };
-        if bound >= CELL_WALK_VOX {
-            t += bound;
-            continue;
-        }
         // Near a surface: the first zero of the interpolant in the cell holding the point.
         // `cross_cell` reads that cell's corners from the brick again: handing the eight decoded
         // corners over from `brick_cell` kept them alive across every bound step, and cost

@@ -44,6 +44,9 @@ pub(super) const PACKET: usize = 32;
 /// Lanes per vector.
 const VECTOR: usize = 8;
 
+// The lane masks are `u32`, and a packet is whole vectors.
+const _: () = assert!(PACKET <= 32 && PACKET % VECTOR == 0);
+
 /// Whether rays of `view` can be cast in packets: it has bricks (a lane not in a brick reads
 /// the first brick's codes and ignores them), and every code's offset is below `2^31` (the
 /// offsets the gathers take).
@@ -83,6 +86,8 @@ struct Taken {
     next: [f32; PACKET],
     /// The leaf's reference.
     leaf: [u32; PACKET],
+    /// The bound of a brick step (`−∞` beside a solid).
+    bound: [f32; PACKET],
     /// Lanes whose step is a uniform jump, or a bound step far enough from the surface.
     plain: u32,
 }
@@ -121,20 +126,18 @@ impl Lanes {
         let mut taken = Taken {
             next: [0.0; PACKET],
             leaf: [0; PACKET],
+            bound: [0.0; PACKET],
             plain: 0,
         };
         for v in 0..PACKET / VECTOR {
-            let (next, leaf, plain) = self.round_vector(c, v);
-            taken.next[v * VECTOR..][..VECTOR].copy_from_slice(&next);
-            taken.leaf[v * VECTOR..][..VECTOR].copy_from_slice(&leaf);
-            taken.plain |= plain << (v * VECTOR);
+            self.round_vector(c, v, &mut taken);
         }
         taken
     }
 
-    /// [`round`](Self::round) of vector `v`'s lanes: `(next, leaf, plain)`.
+    /// [`round`](Self::round) of vector `v`'s lanes, written to their lanes of `taken`.
     #[inline(always)]
-    fn round_vector(&self, c: &mut Round<'_, '_>, v: usize) -> ([f32; VECTOR], [u32; VECTOR], u32) {
+    fn round_vector(&self, c: &mut Round<'_, '_>, v: usize, taken: &mut Taken) {
         let part = |a: &[f32; PACKET]| F32x8::load(a[v * VECTOR..][..VECTOR].try_into().unwrap());
         let t = part(&self.t);
         let (zero, one) = (F32x8::splat(0.0), U32x8::splat(1));
@@ -221,11 +224,12 @@ impl Lanes {
         let bound =
             (reach - F32x8::splat(c.qerr)).select(solid_near, F32x8::splat(f32::NEG_INFINITY));
         let far = bound.ge(F32x8::splat(CELL_WALK_VOX));
-        (
-            (t + bound).select(outside, jump).to_array(),
-            leaf.to_array(),
-            outside.or(brick.and(far)).bits(),
-        )
+        let lanes = v * VECTOR..(v + 1) * VECTOR;
+        let next = (t + bound).select(outside, jump);
+        taken.next[lanes.clone()].copy_from_slice(&next.to_array());
+        taken.leaf[lanes.clone()].copy_from_slice(&leaf.to_array());
+        taken.bound[lanes].copy_from_slice(&bound.to_array());
+        taken.plain |= outside.or(brick.and(far)).bits() << (v * VECTOR);
     }
 }
 
@@ -343,7 +347,9 @@ pub(super) fn cast_run(
             } else if ref_kind(taken.leaf[l]) == KIND_INSIDE {
                 (t * h, HIT, step + 1)
             } else {
-                match march_from::<true>(view, env, &lanes.ray(l), t, step, opts, Some(table)) {
+                let ray = lanes.ray(l);
+                let near = Some(taken.bound[l]);
+                match march_from::<true>(view, env, &ray, t, step, near, opts, Some(table)) {
                     Marched::Done(result) => result,
                     // Back to the packet's far steps.
                     Marched::Resume(t, step) => {
