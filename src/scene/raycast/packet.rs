@@ -22,7 +22,7 @@
 //! round, out of line.
 //!
 //! The packet pays where rays take several far steps (camera rays: 1.44–1.70× the rate before
-//! packets with eight lanes, and 1.04–1.17× more with vectors of lanes, README › Performance ›
+//! packets with eight lanes, and more with four vectors of eight, README › Performance ›
 //! Scenes); a ray that reaches a surface at its first steps costs a
 //! wasted lane of a round and the hand-over, so random rays from points near surfaces gain
 //! less or nothing.
