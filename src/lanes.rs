@@ -210,12 +210,54 @@ impl F32x8 {
         return Self(unsafe { arch::_mm256_min_ps(self.0, o.0) });
         #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
         Self(std::array::from_fn(|t| {
-            if self.0[t] < o.0[t] {
-                self.0[t]
-            } else {
-                o.0[t]
-            }
+            crate::geom::sdf::fmin(self.0[t], o.0[t])
         }))
+    }
+
+    /// `fmax(self, o)` per lane: `self > o ? self : o` (what `maxps` computes).
+    #[inline(always)]
+    pub fn max(self, o: Self) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
+        return Self(unsafe { arch::_mm256_max_ps(self.0, o.0) });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(std::array::from_fn(|t| {
+            crate::geom::sdf::fmax(self.0[t], o.0[t])
+        }))
+    }
+
+    /// Each lane rounded down to an integer (IEEE's `floor`).
+    #[inline(always)]
+    pub fn floor(self) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
+        return Self(unsafe {
+            arch::_mm256_round_ps::<{ arch::_MM_FROUND_TO_NEG_INF | arch::_MM_FROUND_NO_EXC }>(
+                self.0,
+            )
+        });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(self.0.map(f32::floor))
+    }
+
+    /// `sqrt` per lane (IEEE's, correctly rounded).
+    #[inline(always)]
+    pub fn sqrt(self) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
+        return Self(unsafe { arch::_mm256_sqrt_ps(self.0) });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(self.0.map(f32::sqrt))
+    }
+
+    /// Each lane rounded toward zero to an integer, for lanes in `[0, 2^31)`.
+    #[inline(always)]
+    pub fn truncate_u32(self) -> U32x8 {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        // SAFETY: as for the methods of `U32x8` (AVX2 is enabled for the whole build here).
+        return U32x8(unsafe { arch::_mm256_cvttps_epi32(self.0) });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        U32x8(self.to_array().map(|x| x as i32 as u32))
     }
 
     /// `self == o` per lane.
@@ -242,6 +284,32 @@ impl F32x8 {
                 self.0[t]
             }
         }))
+    }
+}
+
+impl Mask8 {
+    /// The lanes of either mask.
+    #[inline(always)]
+    pub fn or(self, o: Self) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
+        return Self(unsafe { arch::_mm256_or_ps(self.0, o.0) });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(std::array::from_fn(|t| self.0[t] | o.0[t]))
+    }
+
+    /// The lanes where `b` holds.
+    #[inline(always)]
+    pub fn from_bools(b: [bool; 8]) -> Self {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here); the
+        // load reads the eight words of a local array.
+        return Self(unsafe {
+            let words = b.map(|x| -i32::from(x));
+            arch::_mm256_castsi256_ps(arch::_mm256_loadu_si256(words.as_ptr().cast()))
+        });
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+        Self(b)
     }
 }
 
@@ -360,11 +428,7 @@ impl F32x4 {
     #[inline(always)]
     pub fn min(self, o: Self) -> Self {
         Self(std::array::from_fn(|t| {
-            if self.0[t] < o.0[t] {
-                self.0[t]
-            } else {
-                o.0[t]
-            }
+            crate::geom::sdf::fmin(self.0[t], o.0[t])
         }))
     }
 
@@ -372,11 +436,7 @@ impl F32x4 {
     #[inline(always)]
     pub fn max(self, o: Self) -> Self {
         Self(std::array::from_fn(|t| {
-            if self.0[t] > o.0[t] {
-                self.0[t]
-            } else {
-                o.0[t]
-            }
+            crate::geom::sdf::fmax(self.0[t], o.0[t])
         }))
     }
 
@@ -403,84 +463,6 @@ lane_ops!(
         (Mul, mul, _mm_mul_ps, *)
     ]
 );
-
-impl F32x8 {
-    /// `fmax(self, o)` per lane: `self > o ? self : o` (what `maxps` computes).
-    #[inline(always)]
-    pub fn max(self, o: Self) -> Self {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
-        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
-        return Self(unsafe { arch::_mm256_max_ps(self.0, o.0) });
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
-        Self(std::array::from_fn(|t| {
-            if self.0[t] > o.0[t] {
-                self.0[t]
-            } else {
-                o.0[t]
-            }
-        }))
-    }
-
-    /// Each lane rounded down to an integer (IEEE's `floor`).
-    #[inline(always)]
-    pub fn floor(self) -> Self {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
-        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
-        return Self(unsafe {
-            arch::_mm256_round_ps::<{ arch::_MM_FROUND_TO_NEG_INF | arch::_MM_FROUND_NO_EXC }>(
-                self.0,
-            )
-        });
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
-        Self(self.0.map(f32::floor))
-    }
-
-    /// `sqrt` per lane (IEEE's, correctly rounded).
-    #[inline(always)]
-    pub fn sqrt(self) -> Self {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
-        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
-        return Self(unsafe { arch::_mm256_sqrt_ps(self.0) });
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
-        Self(self.0.map(f32::sqrt))
-    }
-
-    /// Each lane rounded toward zero to an integer, for lanes in `[0, 2^31)`.
-    #[inline(always)]
-    pub fn truncate_u32(self) -> U32x8 {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        // SAFETY: as for the methods of `U32x8` (AVX2 is enabled for the whole build here).
-        return U32x8(unsafe { arch::_mm256_cvttps_epi32(self.0) });
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-        U32x8(self.to_array().map(|x| x as i32 as u32))
-    }
-}
-
-impl Mask8 {
-    /// The lanes of either mask.
-    #[inline(always)]
-    pub fn or(self, o: Self) -> Self {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
-        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here).
-        return Self(unsafe { arch::_mm256_or_ps(self.0, o.0) });
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
-        Self(std::array::from_fn(|t| self.0[t] | o.0[t]))
-    }
-
-    /// The lanes where `b` holds.
-    #[inline(always)]
-    pub fn from_bools(b: [bool; 8]) -> Self {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
-        // SAFETY: as for the methods of `F32x8` (AVX is enabled for the whole build here); the
-        // load reads the eight words of a local array.
-        return Self(unsafe {
-            let words = b.map(|x| -i32::from(x));
-            arch::_mm256_castsi256_ps(arch::_mm256_loadu_si256(words.as_ptr().cast()))
-        });
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
-        Self(b)
-    }
-}
 
 /// Eight `u32` lanes: one AVX2 register where the build enables AVX2 (x86-64-v3), eight words
 /// elsewhere; the same values. Shifts by 32 or more give 0 (what `vpsllvd`/`vpsrlvd` do); sums

@@ -448,25 +448,12 @@ fn march_from<const RESUME: bool>(
     table: Option<&mut LeafTable>,
 ) -> Marched {
     let h = env.voxel_size;
-    let res = view.info.resolution;
     let hi = ray.hi;
     let mut table = table;
     if let Some(t) = table.as_deref_mut() {
         t.start(env.root);
     }
-    let mut march = March {
-        view,
-        p: ray.p,
-        d: ray.d,
-        inv: ray.inv,
-        res,
-        top: (res - 1) as f32,
-        qerr: bound_error(view.info),
-        step: view.info.quant_step(),
-        cursor: Cursor::new(env.root, res),
-        aux: Cursor::new(env.root, res),
-        table,
-    };
+    let mut march = March::new(view, env.root, ray, table);
     let mut t = t;
     let mut step = step;
     let mut near = near;
@@ -562,19 +549,15 @@ pub fn sdf_at(view: &PoolView, env: usize, point: [f32; 3]) -> Option<f32> {
     if !q.iter().all(|&v| (0.0..=rf).contains(&v)) {
         return None;
     }
-    let mut march = March {
-        view,
+    // A ray standing at the point (only its start is read).
+    let at = RayStart {
         p: [q[0], q[1], q[2], 0.0],
         d: [1.0, 0.0, 0.0, 0.0],
         inv: [1.0, f32::INFINITY, f32::INFINITY],
-        res: view.info.resolution,
-        top: (view.info.resolution - 1) as f32,
-        qerr: 0.0,
-        step: view.info.quant_step(),
-        cursor: Cursor::new(e.root, view.info.resolution),
-        aux: Cursor::new(e.root, view.info.resolution),
-        table: None,
+        lo: 0.0,
+        hi: 0.0,
     };
+    let mut march = March::new(view, e.root, &at, None);
     let v = march.voxel(F32x4::load(&march.p));
     march.locate(v);
     Some(march.exact(q).0 * e.voxel_size)
@@ -748,6 +731,7 @@ struct March<'a, 'v, 't> {
     res: u32,
     /// `R − 1`: the last voxel centre's grid coordinate.
     top: f32,
+    /// What every corner bound loses ([`bound_error`]).
     qerr: f32,
     /// Voxels per code step.
     step: f32,
@@ -757,6 +741,33 @@ struct March<'a, 'v, 't> {
     aux: Cursor,
     /// Where both cursors find leaves, if given.
     table: Option<&'t mut LeafTable>,
+}
+
+impl<'a, 'v, 't> March<'a, 'v, 't> {
+    /// `ray`'s march in the tree under `root`, both cursors at the root, finding leaves
+    /// through `table` if given.
+    #[inline(always)]
+    fn new(
+        view: &'a PoolView<'v>,
+        root: u32,
+        ray: &RayStart,
+        table: Option<&'t mut LeafTable>,
+    ) -> Self {
+        let res = view.info.resolution;
+        March {
+            view,
+            p: ray.p,
+            d: ray.d,
+            inv: ray.inv,
+            res,
+            top: (res - 1) as f32,
+            qerr: bound_error(view.info),
+            step: view.info.quant_step(),
+            cursor: Cursor::new(root, res),
+            aux: Cursor::new(root, res),
+            table,
+        }
+    }
 }
 
 impl March<'_, '_, '_> {
