@@ -29,8 +29,8 @@
 //! **Packets.** Each step waits on the one before, so one ray leaves a core mostly idle.
 //! [`cast_rays`] marches the rays of one env 32 at a time (module `packet`): a branch-free
 //! round takes the uniform jump or far bound step of every lane, with the same operations per
-//! lane, and hands a lane to the one-ray march at any other step. The results are
-//! [`cast_one`]'s bit for bit.
+//! lane, and hands a ray near a surface to a near stage, whose rounds cross and walk one cell of
+//! the sample grid per lane. The results are [`cast_one`]'s bit for bit.
 //!
 //! **Near surfaces** (a certified bound below 0.25 voxel) the ray walks the cells of the
 //! sample grid one by one (a 3D DDA, computing no bounds while the cells it crosses have a
@@ -69,6 +69,8 @@
 //! - **step budget** ([`BUDGET`]): `max_steps` steps without a decision (a ray running along a
 //!   surface walks one cell per step); distance = how far the ray was certified free.
 
+use std::ops::{Add, Mul, Sub};
+
 use rayon::prelude::*;
 
 use super::dag::{
@@ -77,7 +79,7 @@ use super::dag::{
 };
 use crate::exec::Launch;
 use crate::geom::sdf::{fmax, fmin};
-use crate::lanes::F32x4;
+use crate::lanes::{F32x4, F32x8, Mask8};
 use crate::{Error, Result};
 
 mod packet;
@@ -339,10 +341,7 @@ fn cast_in(
     table: Option<&mut LeafTable>,
 ) -> (f32, u8, u32) {
     match RayStart::new(view, env, origin, dir, opts) {
-        Some(ray) => match march_from::<false>(view, env, &ray, ray.lo, 0, None, opts, table) {
-            Marched::Done(result) => result,
-            Marched::Resume(..) => unreachable!("a march that does not resume does not stop"),
-        },
+        Some(ray) => march(view, env, &ray, opts, table),
         None => (opts.no_hit_value, MISS, 0),
     }
 }
@@ -418,35 +417,17 @@ fn bound_error(info: PoolInfo) -> f32 {
     0.5 * info.quant_step() + 1e-4
 }
 
-/// How [`march_from`] stopped.
-enum Marched {
-    /// The cast's result: `(distance, hit, steps)`.
-    Done((f32, u8, u32)),
-    /// With `RESUME`, after a stretch near a surface that decided nothing: the march goes on
-    /// from this `(t, step)`.
-    Resume(f32, u32),
-}
-
-/// The march of `ray` from ray parameter `t` with `step` steps taken: the cast's result. Every
-/// march of a ray is one sequence of steps, each a function of `t` alone, so a march taken up
-/// at some `(t, step)` of another gives that march's result. With `RESUME`, it stops after
-/// its first stretch near a surface (a cell crossed, and the cells walked) that decides
-/// nothing, with the `(t, step)` to go on from. `near` is the bound of the step at `t` where
-/// the caller has already found it to be a brick step near a surface (below
-/// [`CELL_WALK_VOX`]): the march takes that step from the cell crossing on (the cursors find
-/// their leaves as the cells are read), which gives the same result.
+/// The march of `ray` one ray at a time: the cast's result. A march is one sequence of steps,
+/// each a function of the ray parameter `t` alone; the packets (module `packet`) take the same
+/// steps with the same operations.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn march_from<const RESUME: bool>(
+fn march(
     view: &PoolView,
     env: &EnvEntry,
     ray: &RayStart,
-    t: f32,
-    step: u32,
-    near: Option<f32>,
     opts: &CastOptions,
     table: Option<&mut LeafTable>,
-) -> Marched {
+) -> (f32, u8, u32) {
     let h = env.voxel_size;
     let hi = ray.hi;
     let mut table = table;
@@ -454,51 +435,44 @@ fn march_from<const RESUME: bool>(
         t.start(env.root);
     }
     let mut march = March::new(view, env.root, ray, table);
-    let mut t = t;
-    let mut step = step;
-    let mut near = near;
+    let mut t = ray.lo;
+    let mut step = 0;
     while step < opts.max_steps {
         if t > hi {
-            return Marched::Done((opts.no_hit_value, MISS, step));
+            return (opts.no_hit_value, MISS, step);
         }
         step += 1;
         let q = march.at(t);
-        let bound = match near.take() {
-            Some(bound) => bound,
-            None => {
-                let v = march.voxel(q);
-                march.locate(v);
-                let (r, min, size) = march.cursor.leaf();
-                match ref_kind(r) {
-                    KIND_OUTSIDE => {
-                        let exit = march.exit(min, size);
-                        t = fmax(exit, t + uniform_bound(r)) + NUDGE_VOX;
-                        continue;
-                    }
-                    KIND_INSIDE => return Marched::Done((t * h, HIT, step)),
-                    _ => {}
-                }
-                debug_assert_eq!(ref_kind(r), KIND_BRICK);
-                let cell = march.brick_cell(ref_payload(r), min, q);
-                let bound = if cell.solid_near {
-                    f32::NEG_INFINITY
-                } else {
-                    cell.reach - march.qerr
-                };
-                if bound >= CELL_WALK_VOX {
-                    t += bound;
-                    continue;
-                }
-                bound
+        let v = march.voxel(q);
+        march.locate(v);
+        let (r, min, size) = march.cursor.leaf();
+        match ref_kind(r) {
+            KIND_OUTSIDE => {
+                let exit = march.exit(min, size);
+                t = fmax(exit, t + uniform_bound(r)) + NUDGE_VOX;
+                continue;
             }
+            KIND_INSIDE => return (t * h, HIT, step),
+            _ => {}
+        }
+        debug_assert_eq!(ref_kind(r), KIND_BRICK);
+        let cell = march.brick_cell(ref_payload(r), min, q);
+        let bound = if cell.solid_near {
+            f32::NEG_INFINITY
+        } else {
+            cell.reach - march.qerr
         };
+        if bound >= CELL_WALK_VOX {
+            t += bound;
+            continue;
+        }
         // Near a surface: the first zero of the interpolant in the cell holding the point.
         // `cross_cell` reads that cell's corners from the brick again: handing the eight decoded
         // corners over from `brick_cell` kept them alive across every bound step, and cost
         // 3–4% more instructions per camera ray (callgrind) than the second read here.
         let (exit, root, low) = march.cross_cell(t, q.to_array(), hi);
         if let Some(t_hit) = root {
-            return Marched::Done((t_hit * h, HIT, step));
+            return (t_hit * h, HIT, step);
         }
         t = fmax(t + bound, exit + CELL_NUDGE_VOX);
         if low < WALK_STAY_VOX {
@@ -506,16 +480,13 @@ fn march_from<const RESUME: bool>(
             let (walk, taken) = march.walk(t, hi, opts.max_steps - step);
             step += taken;
             match walk {
-                Walk::Hit(t_hit) => return Marched::Done((t_hit * h, HIT, step)),
-                Walk::Miss => return Marched::Done((opts.no_hit_value, MISS, step)),
+                Walk::Hit(t_hit) => return (t_hit * h, HIT, step),
+                Walk::Miss => return (opts.no_hit_value, MISS, step),
                 Walk::Leave(t_next) => t = t_next,
             }
         }
-        if RESUME {
-            return Marched::Resume(t, step);
-        }
     }
-    Marched::Done((t * h, BUDGET, opts.max_steps))
+    (t * h, BUDGET, opts.max_steps)
 }
 
 /// How a [`March::walk`] ended.
@@ -936,35 +907,11 @@ impl March<'_, '_, '_> {
     /// cubic solved. The walk leaves at a cell whose smallest corner is at least
     /// [`WALK_STAY_VOX`], at the clamped rim of the domain, and when the budget is spent.
     fn walk(&mut self, t: f32, t_end: f32, budget: u32) -> (Walk, u32) {
-        let top = self.top;
-        let q = self.at(t).to_array();
-        let mut i = [0u32; 3];
-        for a in 0..3 {
-            let g = q[a] - 0.5;
-            if !(g >= 0.0 && g < top) {
-                return (Walk::Leave(t), 0);
-            }
-            // `g` is in [0, top), `top < 2^16`: the `u16` cast is exact. Ties go to the cell
-            // the ray is heading into.
-            let mut b = u32::from(fmin(g, top - 1.0) as u16);
-            if self.d[a] < 0.0 && g == b as f32 && b > 0 {
-                b -= 1;
-            }
-            i[a] = b;
-        }
-        let last = self.res - 2;
-        // The ray parameter where it leaves cell `c` along axis `a` (the face at grid
-        // coordinate `c` or `c + 1`, world voxel coordinate `+ 0.5`).
-        let face = |m: &Self, a: usize, c: u32| {
-            let d = m.d[a];
-            if d > 0.0 {
-                ((c + 1) as f32 + 0.5 - m.p[a]) * m.inv[a]
-            } else if d < 0.0 {
-                (c as f32 + 0.5 - m.p[a]) * m.inv[a]
-            } else {
-                f32::INFINITY
-            }
+        let Some(mut i) = walk_cell(self.at(t).to_array(), &self.d, self.top) else {
+            return (Walk::Leave(t), 0);
         };
+        let last = self.res - 2;
+        let face = |m: &Self, a: usize, c: u32| cell_face(m.p[a], m.d[a], m.inv[a], c);
         let mut faces = [
             face(self, 0, i[0]),
             face(self, 1, i[1]),
@@ -996,25 +943,9 @@ impl March<'_, '_, '_> {
             if low >= WALK_STAY_VOX {
                 return (Walk::Leave(exit + CELL_NUDGE_VOX), taken);
             }
-            // Into the neighbour across the nearest face.
-            let a = if faces[0] <= faces[1] && faces[0] <= faces[2] {
-                0
-            } else if faces[1] <= faces[2] {
-                1
-            } else {
-                2
+            let Some(a) = next_cell(&faces, &self.d, &mut i, last) else {
+                return (Walk::Leave(exit + CELL_NUDGE_VOX), taken);
             };
-            if self.d[a] > 0.0 {
-                if i[a] == last {
-                    return (Walk::Leave(exit + CELL_NUDGE_VOX), taken);
-                }
-                i[a] += 1;
-            } else {
-                if i[a] == 0 {
-                    return (Walk::Leave(exit + CELL_NUDGE_VOX), taken);
-                }
-                i[a] -= 1;
-            }
             faces[a] = face(self, a, i[a]);
             t = fmax(t, exit);
         }
@@ -1139,6 +1070,67 @@ impl March<'_, '_, '_> {
     }
 }
 
+/// The cell of the sample grid (its corner 0) that a walk from point `q` starts in, or `None`
+/// on the clamped rim of the domain (`top` is `R − 1`). Ties go to the cell the ray `d` is
+/// heading into.
+#[inline(always)]
+fn walk_cell(q: [f32; 4], d: &[f32; 4], top: f32) -> Option<[u32; 3]> {
+    let mut i = [0u32; 3];
+    for a in 0..3 {
+        let g = q[a] - 0.5;
+        if !(g >= 0.0 && g < top) {
+            return None;
+        }
+        // `g` is in [0, top), `top < 2^16`: the `u16` cast is exact.
+        let mut b = u32::from(fmin(g, top - 1.0) as u16);
+        if d[a] < 0.0 && g == b as f32 && b > 0 {
+            b -= 1;
+        }
+        i[a] = b;
+    }
+    Some(i)
+}
+
+/// The ray parameter where a ray from `p` along `d` (`inv = 1 / d`) leaves the cell whose
+/// corner 0 is at grid coordinate `c` along one axis (the face at `c` or `c + 1`, voxel
+/// coordinate `+ 0.5`); infinite where the ray does not move along the axis.
+#[inline(always)]
+fn cell_face(p: f32, d: f32, inv: f32, c: u32) -> f32 {
+    if d > 0.0 {
+        ((c + 1) as f32 + 0.5 - p) * inv
+    } else if d < 0.0 {
+        (c as f32 + 0.5 - p) * inv
+    } else {
+        f32::INFINITY
+    }
+}
+
+/// Moves the walk's cell `i` into its neighbour across the nearest of `faces` (the ray `d`'s
+/// exits from the cell per axis): the axis it moved along, or `None` where that neighbour is
+/// past the grid's last cell `last`.
+#[inline(always)]
+fn next_cell(faces: &[f32; 3], d: &[f32; 4], i: &mut [u32; 3], last: u32) -> Option<usize> {
+    let a = if faces[0] <= faces[1] && faces[0] <= faces[2] {
+        0
+    } else if faces[1] <= faces[2] {
+        1
+    } else {
+        2
+    };
+    if d[a] > 0.0 {
+        if i[a] == last {
+            return None;
+        }
+        i[a] += 1;
+    } else {
+        if i[a] == 0 {
+            return None;
+        }
+        i[a] -= 1;
+    }
+    Some(a)
+}
+
 /// Whether any of the eight bytes of `word` is `byte` (the zero-byte test of Mycroft's
 /// `haszero`, exact for whether one exists).
 #[inline(always)]
@@ -1170,10 +1162,16 @@ fn saturated_reach(k: f32, sq: [[f32; 2]; 3]) -> f32 {
     k - (m[0] + m[1] + m[2]).sqrt()
 }
 
+/// The arithmetic [`trilinear`] and [`cubic_along`] take: one `f32`, or a vector of lanes
+/// (the same IEEE operations per lane, so the same bits).
+trait Arith: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> {}
+
+impl<T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T>> Arith for T {}
+
 /// Trilinear interpolation of corners in `x + 2y + 4z` order at fractions `f`.
 #[inline(always)]
-fn trilinear(c: [f32; 8], f: [f32; 3]) -> f32 {
-    let lerp = |a: f32, b: f32, t: f32| a + (b - a) * t;
+fn trilinear<T: Arith>(c: [T; 8], f: [T; 3]) -> T {
+    let lerp = |a: T, b: T, t: T| a + (b - a) * t;
     let x00 = lerp(c[0], c[1], f[0]);
     let x10 = lerp(c[2], c[3], f[0]);
     let x01 = lerp(c[4], c[5], f[0]);
@@ -1184,7 +1182,7 @@ fn trilinear(c: [f32; 8], f: [f32; 3]) -> f32 {
 /// The trilinear interpolant of corners `k` (`x + 2y + 4z` order) along the line
 /// `f + s·slope` (cell fractions), as cubic coefficients `[c0, c1, c2, c3]` in `s`.
 #[inline(always)]
-fn cubic_along(k: [f32; 8], f: [f32; 3], slope: [f32; 3]) -> [f32; 4] {
+fn cubic_along<T: Arith>(k: [T; 8], f: [T; 3], slope: [T; 3]) -> [T; 4] {
     // I(x, y, z) = a0 + a1 x + a2 y + a3 z + a4 xy + a5 yz + a6 xz + a7 xyz.
     let a1 = k[1] - k[0];
     let a2 = k[2] - k[0];
@@ -1214,7 +1212,7 @@ fn cubic_along(k: [f32; 8], f: [f32; 3], slope: [f32; 3]) -> [f32; 4] {
 /// The cubic `c` at `s`, as `(c0 + c1 s) + s² (c2 + c3 s)` (Estrin's scheme: four dependent
 /// operations instead of Horner's six, which matters where a search waits on each value).
 #[inline(always)]
-fn cubic(c: [f32; 4], s: f32) -> f32 {
+fn cubic<T: Arith>(c: [T; 4], s: T) -> T {
     let s2 = s * s;
     (c[0] + c[1] * s) + s2 * (c[2] + c[3] * s)
 }
@@ -1320,6 +1318,29 @@ fn shape(c: [f32; 4], s_end: f32) -> Shape {
         return Shape::Decreasing;
     }
     Shape::Unknown
+}
+
+/// [`shape`] of eight cubics at once (lane `l` of each coefficient and of `s_end`), with the
+/// same operations per lane: the lanes where it is [`Shape::Positive`], and those where it is
+/// [`Shape::Decreasing`] or positive (a lane in neither is [`Shape::Unknown`]).
+#[inline(always)]
+fn shape_lanes(c: [F32x8; 4], s_end: F32x8) -> (Mask8, Mask8) {
+    let zero = F32x8::splat(0.0);
+    // `|x|` per lane: `fmax(x, 0 − x)` (both zeros give `+0`).
+    let abs = |x: F32x8| x.max(zero - x);
+    let s2 = s_end * s_end;
+    let (a1, a2, a3) = (c[1] * s_end, c[2] * s2, c[3] * (s2 * s_end));
+    let margin = F32x8::splat(HULL_MARGIN) * ((abs(c[0]) + abs(a1)) + (abs(a2) + abs(a3)));
+    let third = F32x8::splat(1.0 / 3.0);
+    let b1 = c[0] + a1 * third;
+    let b2 = c[0] + (a1 + a1 + a2) * third;
+    let b3 = (c[0] + a1) + (a2 + a3);
+    let positive = b1.gt(margin).and(b2.gt(margin)).and(b3.gt(margin));
+    let d1 = a1 + a2;
+    let d2 = d1 + (a2 + F32x8::splat(3.0) * a3);
+    let below = zero - margin;
+    let decreasing = a1.lt(below).and(d1.lt(below)).and(d2.lt(below));
+    (positive, decreasing.or(positive))
 }
 
 /// The relative margin of [`shape`]: some 2000 times the rounding error (a few units
@@ -1469,6 +1490,18 @@ mod tests {
     fn a_cubic_shape_skips_only_what_the_search_would_find() {
         let mut rand = crate::track::geometry::test_unit(0x85eb_ca6b);
         let mut seen = [0usize; 3];
+        let mut batch = Vec::with_capacity(8);
+        // Cubics `shape` cannot place, and an empty range, beside a plain one.
+        assert_shape_lanes(&[
+            ([f32::NAN, 1.0, 0.0, 0.0], 1.0),
+            ([1.0, f32::INFINITY, 0.0, 0.0], 1.0),
+            ([1.0, -1.0, 0.0, 0.0], 0.0),
+            ([-0.0, 0.0, -0.0, 0.0], 1.0),
+            ([1.0, -3.0, 0.0, 0.0], f32::NAN),
+            ([1.0, -3.0, 0.5, 0.1], 0.25),
+            ([1.0, -3.0, 0.5, 0.1], 1.0),
+            ([2.0, 1.0, 0.5, 0.1], 1.0),
+        ]);
         for n in 0..300_000 {
             let mut c: [f32; 4] = std::array::from_fn(|_| 8.0 * rand() - 4.0);
             let s_end = 2.0 * rand();
@@ -1491,6 +1524,11 @@ mod tests {
                 }
                 _ => {}
             }
+            batch.push((c, s_end));
+            if batch.len() == 8 {
+                assert_shape_lanes(&batch);
+                batch.clear();
+            }
             if c[0] <= 0.0 {
                 continue;
             }
@@ -1506,6 +1544,22 @@ mod tests {
         }
         // Every shape is exercised.
         assert!(seen.iter().all(|&k| k > 10_000), "{seen:?}");
+    }
+
+    /// `shape_lanes` of eight cubics gives `shape` of each.
+    fn assert_shape_lanes(batch: &[([f32; 4], f32)]) {
+        let c: [F32x8; 4] =
+            std::array::from_fn(|i| F32x8::load(&std::array::from_fn(|l| batch[l].0[i])));
+        let s_end = F32x8::load(&std::array::from_fn(|l| batch[l].1));
+        let (positive, decreasing) = shape_lanes(c, s_end);
+        for (l, &(c, s_end)) in batch.iter().enumerate() {
+            let lanes = match ((positive.bits() >> l) & 1, (decreasing.bits() >> l) & 1) {
+                (1, _) => Shape::Positive,
+                (0, 1) => Shape::Decreasing,
+                _ => Shape::Unknown,
+            };
+            assert_eq!(lanes, shape(c, s_end), "cubic {c:?} on [0, {s_end}]");
+        }
     }
 
     /// The saturated cell's bound is the eight-corner bound bit for bit, for points inside the

@@ -11,26 +11,27 @@
 //!
 //! A round takes, in every lane, the two steps that make up most of a march: a jump across a
 //! uniform free box and a bound step in a brick cell far enough from the surface
-//! ([`CELL_WALK_VOX`]); the arithmetic is [`march_from`]'s, operation for operation, so each
-//! lane's `t` is the scalar march's to the bit. Any other step is an *event* of its lane,
-//! taken before the next round: the end of the ray (past its end, out of steps, or inside a
-//! solid, decided as [`march_from`] decides them), or a cell near a surface, from which
-//! [`march_from`] takes the ray up at the same `(t, step)` (a march is one sequence of steps,
-//! each a function of `t` alone) and finishes it, or hands it back where the stretch near the
-//! surface decided nothing. A lane whose ray
-//! ends takes the run's next ray. Blocks the leaf table has not met are filled within the
-//! round, out of line.
+//! ([`CELL_WALK_VOX`]); the arithmetic is [`march`](super::march)'s, operation for operation, so
+//! each lane's `t` is the one-ray march's to the bit. Any other step is an *event* of its lane,
+//! taken before the next round: the end of the ray (past its end, out of steps, or inside a solid,
+//! decided as [`march`](super::march) decides them), or a cell near a surface. A ray near a surface
+//! leaves its lane for the *near stage* (module `near`), whose own lanes cross and walk the cells
+//! of the sample grid, a cell per lane and round, and which hands the ray back to a far lane at the
+//! `(t, step)` where [`march`](super::march) would go on with bound steps (a march is one sequence
+//! of steps, each a function of `t` alone, so the order in which rays take their steps changes
+//! nothing). The far lanes take rays handed back first, then the run's next rays; the near stage
+//! takes a round when its lanes are full, or when the far lanes run short of rays. Blocks the leaf
+//! table has not met are filled within the round, out of line.
 //!
 //! The packet pays where rays take several far steps (camera rays: 1.44–1.70× the rate before
 //! packets with eight lanes, and more with four vectors of eight, README › Performance ›
-//! Scenes); a ray that reaches a surface at its first steps costs a
-//! wasted lane of a round and the hand-over, so random rays from points near surfaces gain
-//! less or nothing.
+//! Scenes); a ray that reaches a surface at its first steps costs a wasted lane of a round and
+//! the hand-over, so random rays from points near surfaces gain less.
 
-use super::{
-    march_from, CastOptions, LeafTable, Marched, RayStart, BUDGET, CELL_WALK_VOX, HIT, MISS,
-    NUDGE_VOX,
-};
+use super::{CastOptions, LeafTable, RayStart, BUDGET, CELL_WALK_VOX, HIT, MISS, NUDGE_VOX};
+use near::{Near, Parked, NEAR};
+
+mod near;
 use crate::lanes::{F32x8, U32x8};
 use crate::scene::dag::{
     ref_kind, EnvEntry, PoolView, BOUND_UNIT_VOX, BRICK_VOXELS, CODE_MAX, KIND_BRICK, KIND_INSIDE,
@@ -58,6 +59,13 @@ pub(super) fn fits(view: &PoolView) -> bool {
 /// A lane without a ray.
 const EMPTY: usize = usize::MAX;
 
+/// Every lane of the far stage.
+const ALL: u32 = if PACKET == 32 {
+    u32::MAX
+} else {
+    (1 << PACKET) - 1
+};
+
 /// The rays in flight, one per lane, as arrays over the lanes.
 struct Lanes {
     p: [[f32; PACKET]; 3],
@@ -81,7 +89,7 @@ struct Round<'a, 'v> {
     codes: &'a [i8],
 }
 
-/// One round's outcome, per lane: the step as [`march_from`] takes it, up to the decision.
+/// One round's outcome, per lane: the step as [`march`](super::march) takes it, up to the decision.
 struct Taken {
     /// The next `t` after a uniform jump or a bound step.
     next: [f32; PACKET],
@@ -118,22 +126,16 @@ impl Lanes {
         self.ray[l] = index;
     }
 
-    /// Every lane's step at its `t`: [`march_from`]'s arithmetic for a uniform jump and for a
-    /// brick bound step, both taken (no branch on the leaf's kind), the leaf read from the
+    /// Every lane's step at its `t`: [`march`](super::march)'s arithmetic for a uniform jump and
+    /// for a brick bound step, both taken (no branch on the leaf's kind), the leaf read from the
     /// table. Each quantity for all lanes at once, in vectors of lanes: the table's entries and
     /// each lane's corner codes are gathered.
     #[inline(always)]
-    fn round(&self, c: &mut Round<'_, '_>) -> Taken {
-        let mut taken = Taken {
-            next: [0.0; PACKET],
-            leaf: [0; PACKET],
-            bound: [0.0; PACKET],
-            plain: 0,
-        };
+    fn round(&self, c: &mut Round<'_, '_>, taken: &mut Taken) {
+        taken.plain = 0;
         for v in 0..PACKET / VECTOR {
-            self.round_vector(c, v, &mut taken);
+            self.round_vector(c, v, taken);
         }
-        taken
     }
 
     /// [`round`](Self::round) of vector `v`'s lanes, written to their lanes of `taken`.
@@ -250,7 +252,7 @@ fn fill(c: &mut Round<'_, '_>, known: u32, voxel: [U32x8; 3]) {
 
 /// Casts the rays `origins[i]`, `dirs[i]` of one env through `table` (whose grid holds the
 /// env's), writing ray `i`'s result to `out.0[i]`, `out.1[i]`, `out.2[i]`: the results of
-/// [`march_from`] one ray at a time, bit for bit.
+/// [`march`](super::march) one ray at a time, bit for bit.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn cast_run(
     view: &PoolView,
@@ -280,25 +282,17 @@ pub(super) fn cast_run(
         ray: [EMPTY; PACKET],
     };
     let mut next = 0;
-    // Fills lane `l` with the run's next ray that needs a step (writing those that miss the
-    // domain as they come); leaves it empty when the run is out of rays.
-    let mut refill = |lanes: &mut Lanes, l: usize, write: &mut dyn FnMut(usize, (f32, u8, u32))| {
-        lanes.ray[l] = EMPTY;
-        while next < n {
-            let i = next;
-            next += 1;
-            match RayStart::new(view, env, origins[i], dirs[i], opts) {
-                Some(ray) => {
-                    lanes.put(l, &ray, i);
-                    return;
-                }
-                None => write(i, (opts.no_hit_value, MISS, 0)),
-            }
-        }
+    // Rays handed from one stage to the other, waiting for a lane.
+    let (mut to_far, mut to_near) = (Vec::<Parked>::new(), Vec::<Parked>::new());
+    let mut near = Near::new();
+    // The far lanes holding a ray.
+    let mut live = 0u32;
+    let mut taken = Taken {
+        next: [0.0; PACKET],
+        leaf: [0; PACKET],
+        bound: [0.0; PACKET],
+        plain: 0,
     };
-    for l in 0..PACKET {
-        refill(&mut lanes, l, &mut write);
-    }
     let h = env.voxel_size;
     let (top, qerr, quant) = (
         (view.info.resolution - 1) as f32,
@@ -306,14 +300,37 @@ pub(super) fn cast_run(
         view.info.quant_step(),
     );
     loop {
-        let live = lanes
-            .ray
-            .iter()
-            .enumerate()
-            .fold(0u32, |m, (l, &r)| m | u32::from(r != EMPTY) << l);
-        if live == 0 {
-            return;
+        // Empty far lanes take the rays back from the near stage, then the run's next rays that
+        // need a step (writing those that miss the domain as they come), while few wait for
+        // the near stage.
+        let mut free = !live & ALL;
+        while free != 0 {
+            let l = free.trailing_zeros() as usize;
+            if let Some(parked) = to_far.pop() {
+                lanes.put(l, &parked.ray, parked.index);
+                (lanes.t[l], lanes.step[l]) = (parked.t, parked.step);
+            } else {
+                let ray = loop {
+                    if next == n || to_near.len() >= NEAR {
+                        break None;
+                    }
+                    let i = next;
+                    next += 1;
+                    match RayStart::new(view, env, origins[i], dirs[i], opts) {
+                        Some(ray) => break Some((ray, i)),
+                        None => write(i, (opts.no_hit_value, MISS, 0)),
+                    }
+                };
+                let Some((ray, i)) = ray else {
+                    break;
+                };
+                lanes.put(l, &ray, i);
+            }
+            free &= free - 1;
+            live |= 1 << l;
         }
+        // Every far lane full: the near stage waits until it is full too.
+        let far_full = live == ALL;
         let mut round = Round {
             top,
             qerr,
@@ -322,45 +339,64 @@ pub(super) fn cast_run(
             table,
             codes,
         };
-        let taken = lanes.round(&mut round);
-        let mut events = 0u32;
-        for l in 0..PACKET {
-            // `march_from`'s checks before a step: steps left, not past the end (`t > hi`).
-            let past = lanes.t[l] > lanes.hi[l];
-            let go = (taken.plain >> l) & 1 == 1 && lanes.step[l] < opts.max_steps && !past;
-            events |= u32::from(!go) << l;
-            if go {
-                lanes.t[l] = taken.next[l];
-                lanes.step[l] += 1;
+        if live != 0 {
+            lanes.round(&mut round, &mut taken);
+            let mut events = 0u32;
+            for l in 0..PACKET {
+                // `march`'s checks before a step: steps left, not past the end (`t > hi`).
+                let past = lanes.t[l] > lanes.hi[l];
+                let go = (taken.plain >> l) & 1 == 1 && lanes.step[l] < opts.max_steps && !past;
+                events |= u32::from(!go) << l;
+                if go {
+                    lanes.t[l] = taken.next[l];
+                    lanes.step[l] += 1;
+                }
+            }
+            let mut pending = events & live;
+            while pending != 0 {
+                let l = pending.trailing_zeros() as usize;
+                pending &= pending - 1;
+                let (t, step) = (lanes.t[l], lanes.step[l]);
+                let done = if step >= opts.max_steps {
+                    (t * h, BUDGET, opts.max_steps)
+                } else if t > lanes.hi[l] {
+                    (opts.no_hit_value, MISS, step)
+                } else if ref_kind(taken.leaf[l]) == KIND_INSIDE {
+                    (t * h, HIT, step + 1)
+                } else {
+                    // A brick step near a surface: to the near stage.
+                    to_near.push(Parked {
+                        ray: lanes.ray(l),
+                        index: lanes.ray[l],
+                        t,
+                        step,
+                        bound: taken.bound[l],
+                    });
+                    live &= !(1 << l);
+                    continue;
+                };
+                write(lanes.ray[l], done);
+                live &= !(1 << l);
             }
         }
-        let mut pending = events & live;
-        while pending != 0 {
-            let l = pending.trailing_zeros() as usize;
-            pending &= pending - 1;
-            let (t, step) = (lanes.t[l], lanes.step[l]);
-            // The ends `march_from` would return at once, decided here: handing them over
-            // too (a march set up per end) cast camera rays 7–15% slower.
-            let done = if step >= opts.max_steps {
-                (t * h, BUDGET, opts.max_steps)
-            } else if t > lanes.hi[l] {
-                (opts.no_hit_value, MISS, step)
-            } else if ref_kind(taken.leaf[l]) == KIND_INSIDE {
-                (t * h, HIT, step + 1)
-            } else {
-                let ray = lanes.ray(l);
-                let near = Some(taken.bound[l]);
-                match march_from::<true>(view, env, &ray, t, step, near, opts, Some(table)) {
-                    Marched::Done(result) => result,
-                    // Back to the packet's far steps.
-                    Marched::Resume(t, step) => {
-                        (lanes.t[l], lanes.step[l]) = (t, step);
-                        continue;
-                    }
-                }
-            };
-            write(lanes.ray[l], done);
-            refill(&mut lanes, l, &mut write);
+        near.fill(&mut to_near);
+        let near_live = near.live();
+        if near_live == 0 && live == 0 && to_far.is_empty() && next == n {
+            return;
+        }
+        // The near stage takes a round when its lanes are full, or when the far stage runs short
+        // of rays (rays wait for the near stage, or the run's rays are all taken).
+        if near_live != 0 && (near_live.count_ones() as usize == NEAR || !far_full) {
+            near.round(
+                &mut round,
+                env,
+                opts,
+                near_live,
+                |parked, result| match result {
+                    Some(result) => write(parked.index, result),
+                    None => to_far.push(parked),
+                },
+            );
         }
     }
 }
@@ -385,6 +421,7 @@ mod tests {
                 let pool = build_preset(&preset, 2, 0, 2, Some(res), &launch).unwrap();
                 let view = pool.view();
                 let (mut origins, mut dirs) = (Vec::new(), Vec::new());
+                let mut ties = 0;
                 for e in view.envs() {
                     let side = e.voxel_size * res as f32;
                     for k in 0..700 {
@@ -407,6 +444,23 @@ mod tests {
                         let o = if k % 13 == 8 {
                             // Outside the domain, pointing away or along a face.
                             [e.origin[0] - 1.0, o[1], o[2]]
+                        } else if k % 4 >= 2 && k % 3 == 0 {
+                            // On planes of voxel centres (faces of the sample grid's cells)
+                            // and heading down every axis: the crossing at the first step
+                            // breaks a tie on each axis (counted where the point converts
+                            // to voxel space exactly).
+                            let inv_h = 1.0 / e.voxel_size;
+                            let o: [f32; 3] = std::array::from_fn(|a| {
+                                let g = ((o[a] - e.origin[a]) * inv_h).floor() + 0.5;
+                                e.origin[a] + g * e.voxel_size
+                            });
+                            let on_planes = (0..3).all(|a| {
+                                let g = (o[a] - e.origin[a]) * inv_h;
+                                g - g.floor() == 0.5
+                            });
+                            ties += usize::from(on_planes);
+                            d = d.map(|v| -v.abs());
+                            o
                         } else {
                             o
                         };
@@ -414,6 +468,10 @@ mod tests {
                         dirs.push(d);
                     }
                 }
+                assert!(
+                    ties >= 50,
+                    "{name} R = {res}: {ties} rays start on cell faces"
+                );
                 let n = origins.len();
                 let every: Vec<u32> = (0..n).map(|i| (i % 2) as u32).collect();
                 let sevens: Vec<u32> = (0..n).map(|i| (i / 7 % 2) as u32).collect();

@@ -1,0 +1,494 @@
+//! The stretch of a march near a surface, for many rays at once.
+//!
+//! Near a surface a march crosses the cell of the sample grid holding its point, then walks
+//! cell by cell (a few cells per ray; [`march`](super::super::march)). One ray at a
+//! time, each cell is a chain of dependent operations (the leaf, the corners, the cubic along
+//! the ray, its root) with data-dependent branches between them, so the core idles as it does
+//! on far steps. Here the rays the far rounds find near a surface wait in their own lanes, and
+//! a *near round* takes one cell of every lane: the cell's setup (the crossing's or the walk's),
+//! the leaf, the eight corners (gathered from the brick) and the cubic's coefficients, each for
+//! eight lanes at once, with the arithmetic of the one-ray march operation for operation. Each
+//! lane's root and its next move are then decided lane by lane by the one-ray march's own
+//! functions. A cell whose corners lie in more than one leaf, or in a leaf with no brick, and a
+//! crossing on the clamped rim of the domain, are read by the one-ray march's functions too.
+
+use super::super::{
+    bracket_root, cell_face, cubic as cubic_at, cubic_along, next_cell, search_root, shape_lanes,
+    walk_cell, CastOptions, March, RayStart, BUDGET, CELL_NUDGE_VOX, HIT, MISS, WALK_STAY_VOX,
+};
+use super::{fill, Round, EMPTY, VECTOR};
+use crate::geom::sdf::fmax;
+use crate::lanes::{F32x8, Mask8, U32x8};
+use crate::scene::dag::{EnvEntry, KIND_BRICK, KIND_INSIDE, PAYLOAD_BITS, PAYLOAD_MAX};
+
+/// Lanes of the near stage.
+pub(super) const NEAR: usize = 32;
+
+// The lane masks are `u32`, and the stage is whole vectors.
+const _: () = assert!(NEAR <= 32 && NEAR % VECTOR == 0);
+
+/// Every lane.
+const ALL: u32 = if NEAR == 32 {
+    u32::MAX
+} else {
+    (1 << NEAR) - 1
+};
+
+/// A ray between the two stages, at `(t, step)` of its march.
+#[derive(Clone, Copy)]
+pub(super) struct Parked {
+    pub(super) ray: RayStart,
+    /// The ray's index in the run.
+    pub(super) index: usize,
+    pub(super) t: f32,
+    pub(super) step: u32,
+    /// Into the near stage: the bound of the brick step at `t` (below `CELL_WALK_VOX`).
+    pub(super) bound: f32,
+}
+
+/// What became of a lane after a near round.
+pub(super) enum Moved {
+    /// The cast's result: `(distance, hit, steps)`.
+    Done((f32, u8, u32)),
+    /// Back to far steps from `(t, step)`.
+    Far(f32, u32),
+    /// Walking on.
+    Stay,
+}
+
+/// The rays in the near stage, one per lane, as arrays over the lanes.
+pub(super) struct Near {
+    p: [[f32; NEAR]; 3],
+    d: [[f32; NEAR]; 3],
+    inv: [[f32; NEAR]; 3],
+    hi: [f32; NEAR],
+    t: [f32; NEAR],
+    step: [u32; NEAR],
+    /// Each lane's ray (an index into the run), where `live` holds the lane.
+    ray: [usize; NEAR],
+    /// The lanes holding a ray.
+    live: u32,
+    /// A crossing lane's bound at `t` ([`Parked::bound`]).
+    bound: [f32; NEAR],
+    /// The lanes walking (the others cross the cell at `t` first).
+    walking: u32,
+    /// A walking lane's cell (corner 0) and its exits per axis.
+    cell: [[u32; NEAR]; 3],
+    faces: [[f32; NEAR]; 3],
+}
+
+/// One near round's findings, per lane.
+struct Cells {
+    /// Where the ray leaves the cell.
+    exit: [f32; NEAR],
+    /// The cell's smallest corner.
+    low: [f32; NEAR],
+    /// The ray parameter of the cell's first zero (`March::cross_cell`'s root), or NaN.
+    root: [f32; NEAR],
+    /// Crossing lanes on the clamped rim, left to the one-ray crossing.
+    rim: u32,
+}
+
+impl Near {
+    pub(super) fn new() -> Self {
+        Near {
+            p: [[0.0; NEAR]; 3],
+            d: [[0.0; NEAR]; 3],
+            inv: [[f32::INFINITY; NEAR]; 3],
+            hi: [0.0; NEAR],
+            t: [0.0; NEAR],
+            step: [0; NEAR],
+            ray: [EMPTY; NEAR],
+            live: 0,
+            bound: [0.0; NEAR],
+            walking: 0,
+            cell: [[0; NEAR]; 3],
+            faces: [[0.0; NEAR]; 3],
+        }
+    }
+
+    /// The lanes holding a ray.
+    pub(super) fn live(&self) -> u32 {
+        self.live
+    }
+
+    /// Puts rays from `parked` into the empty lanes, to cross the cell at their `t`, while
+    /// there are any.
+    pub(super) fn fill(&mut self, parked: &mut Vec<Parked>) {
+        let mut free = !self.live & ALL;
+        while free != 0 {
+            let Some(ray) = parked.pop() else {
+                return;
+            };
+            let l = free.trailing_zeros() as usize;
+            free &= free - 1;
+            self.put(l, &ray);
+        }
+    }
+
+    /// Puts `parked` in lane `l`, to cross the cell at its `t`.
+    fn put(&mut self, l: usize, parked: &Parked) {
+        let ray = &parked.ray;
+        for a in 0..3 {
+            self.p[a][l] = ray.p[a];
+            self.d[a][l] = ray.d[a];
+            self.inv[a][l] = ray.inv[a];
+        }
+        self.hi[l] = ray.hi;
+        self.t[l] = parked.t;
+        self.step[l] = parked.step;
+        self.ray[l] = parked.index;
+        self.bound[l] = parked.bound;
+        self.walking &= !(1 << l);
+        self.live |= 1 << l;
+    }
+
+    /// Lane `l`'s ray.
+    fn ray_of(&self, l: usize) -> RayStart {
+        RayStart {
+            p: [self.p[0][l], self.p[1][l], self.p[2][l], 0.0],
+            d: [self.d[0][l], self.d[1][l], self.d[2][l], 0.0],
+            inv: [self.inv[0][l], self.inv[1][l], self.inv[2][l]],
+            lo: 0.0,
+            hi: self.hi[l],
+        }
+    }
+
+    /// Lane `l`'s ray parked at `(t, step)`, the lane emptied.
+    fn park(&mut self, l: usize, t: f32, step: u32) -> Parked {
+        let parked = Parked {
+            ray: self.ray_of(l),
+            index: self.ray[l],
+            t,
+            step,
+            bound: 0.0,
+        };
+        self.live &= !(1 << l);
+        parked
+    }
+
+    /// One cell of every lane in `live`: `moved(ray, result)` for each lane whose ray leaves
+    /// the stage (the lane is then empty), with the cast's result or, back to far steps, none.
+    pub(super) fn round(
+        &mut self,
+        c: &mut Round<'_, '_>,
+        env: &EnvEntry,
+        opts: &CastOptions,
+        live: u32,
+        mut moved: impl FnMut(Parked, Option<(f32, u8, u32)>),
+    ) {
+        let mut cells = Cells {
+            exit: [0.0; NEAR],
+            low: [0.0; NEAR],
+            root: [f32::NAN; NEAR],
+            rim: 0,
+        };
+        for v in 0..NEAR / VECTOR {
+            if (live >> (v * VECTOR)) & 0xff != 0 {
+                self.cells(c, v, live, &mut cells);
+            }
+        }
+        // Walking lanes, then crossing ones (no branch on a lane's kind).
+        let walking = live & self.walking;
+        for (mut pending, walk) in [(walking, true), (live & !walking, false)] {
+            while pending != 0 {
+                let l = pending.trailing_zeros() as usize;
+                pending &= pending - 1;
+                let next = if walk {
+                    self.walk(c, env, opts, &cells, l)
+                } else {
+                    self.cross(c, env, &cells, l)
+                };
+                match next {
+                    Moved::Stay => {}
+                    Moved::Far(t, step) => {
+                        let parked = self.park(l, t, step);
+                        moved(parked, None);
+                    }
+                    Moved::Done(result) => {
+                        let parked = self.park(l, 0.0, 0);
+                        moved(parked, Some(result));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Vector `v`'s lanes' cells, written to their lanes of `out`: the cell holding the point
+    /// at `t` as `March::cross_cell` finds it for a crossing lane, the walk's cell for a
+    /// walking one, with the exit, the smallest corner and the cubic along the ray.
+    #[inline(always)]
+    fn cells(&self, c: &mut Round<'_, '_>, v: usize, live: u32, out: &mut Cells) {
+        let lanes = v * VECTOR..(v + 1) * VECTOR;
+        let part = |a: &[f32; NEAR]| F32x8::load(a[lanes.clone()].try_into().unwrap());
+        let upart = |a: &[u32; NEAR]| U32x8::load(a[lanes.clone()].try_into().unwrap());
+        let (zero, one, top) = (F32x8::splat(0.0), F32x8::splat(1.0), F32x8::splat(c.top));
+        let walk_bits = (self.walking >> (v * VECTOR)) & 0xff;
+        let walking = Mask8::from_bools(std::array::from_fn(|l| (walk_bits >> l) & 1 == 1));
+        let t = part(&self.t);
+        let hi = part(&self.hi);
+        let p = self.p.each_ref().map(part);
+        let d = self.d.each_ref().map(part);
+        let inv = self.inv.each_ref().map(part);
+        // `March::at`, less the half voxel: grid coordinates.
+        let g: [F32x8; 3] = std::array::from_fn(|a| (p[a] + t * d[a]) - F32x8::splat(0.5));
+        // `March::cross_cell` off the rim: the cell, the fractions and the exit.
+        let mut rim = g[0].lt(zero);
+        let mut s_cross = (hi - t).max(zero);
+        let mut cross_cell = [U32x8::splat(0); 3];
+        let mut f_cross = [zero; 3];
+        for a in 0..3 {
+            rim = rim.or(g[a].lt(zero)).or(g[a].ge(top));
+            let b = g[a].max(zero).min(top - one).truncate_u32();
+            let bf = b.to_f32();
+            // Ties go to the cell the ray is heading into (`g` is `b` there, and `b − 1` exact).
+            let tie = d[a].lt(zero).and(g[a].eq(bf)).and(bf.gt(zero));
+            let b = b.select(tie, (g[a] - one).max(zero).truncate_u32());
+            let bf = b.to_f32();
+            let next = bf.select(d[a].gt(zero), bf + one);
+            let cand = ((next - g[a]) * inv[a]).max(zero);
+            s_cross = s_cross.select(d[a].lt(zero).or(d[a].gt(zero)), s_cross.min(cand));
+            f_cross[a] = g[a] - bf;
+            cross_cell[a] = b;
+        }
+        // The walk's cell.
+        let faces = self.faces.each_ref().map(part);
+        let exit_walk = faces[0].min(faces[1]).min(faces[2]);
+        let walk_cell = self.cell.each_ref().map(upart);
+        let s_walk = (exit_walk.min(hi) - t).max(zero);
+        let i0: [U32x8; 3] = std::array::from_fn(|a| cross_cell[a].select(walking, walk_cell[a]));
+        let f: [F32x8; 3] =
+            std::array::from_fn(|a| f_cross[a].select(walking, g[a] - walk_cell[a].to_f32()));
+        let s_end = s_cross.select(walking, s_walk);
+        let exit = (t + s_cross).select(walking, exit_walk);
+        // The leaf holding corner 0 (`LeafTable::leaf`), and whether the cell lies in it.
+        let three = U32x8::splat(3);
+        let lb = U32x8::splat(c.table.log_blocks);
+        let block = i0.map(|v| v.shift_right(three));
+        let index = block[0] | block[1].shift_left(lb) | block[2].shift_left(lb + lb);
+        let mut tag = U32x8::gather(&c.table.tags, index);
+        let known = tag
+            .shift_right(U32x8::splat(8))
+            .eq(U32x8::splat(c.table.epoch))
+            .bits();
+        if known != (1 << VECTOR) - 1 {
+            fill(c, known, i0);
+            tag = U32x8::gather(&c.table.tags, index);
+        }
+        let leaf = U32x8::gather(&c.table.refs, index);
+        let shift = tag & U32x8::splat(0xff);
+        let one_u = U32x8::splat(1);
+        let inside = (0..3).fold(Mask8::from_bools([true; 8]), |m, a| {
+            m.and(
+                (i0[a] + one_u)
+                    .shift_right(shift)
+                    .eq(i0[a].shift_right(shift)),
+            )
+        });
+        let brick = leaf
+            .shift_right(U32x8::splat(PAYLOAD_BITS))
+            .eq(U32x8::splat(KIND_BRICK));
+        let rim_bits = rim.bits() & !walk_bits;
+        let slow = !(inside.and(brick).bits()) & (live >> (v * VECTOR)) & 0xff & !rim_bits;
+        // The corners in the brick (`March::grid_corners`): the codes at offsets 0, 1, 8, 9,
+        // 64, 65, 72 and 73 from corner 0, as four words (see `Lanes::round_vector`). Lanes
+        // read elsewhere (a cell across leaves, a leaf without a brick) take the first brick's
+        // codes here, and their corners below.
+        let payload = leaf & U32x8::splat(PAYLOAD_MAX);
+        let first = U32x8::splat(0).select(brick, payload.shift_left(U32x8::splat(9)));
+        let seven = U32x8::splat(7);
+        let local = i0.map(|v| {
+            let l = v & seven;
+            l.select(l.eq(seven), U32x8::splat(6))
+        });
+        let base = first
+            + (local[0] + (local[1].shift_left(three) + local[2].shift_left(U32x8::splat(6))));
+        let words = [0, 8, 64, 70].map(|o| U32x8::gather_words(c.codes, base + U32x8::splat(o)));
+        let byte = |word: U32x8, b: u32| {
+            word.shift_left(U32x8::splat(24 - 8 * b))
+                .shift_right_signed(U32x8::splat(24))
+        };
+        let quant = F32x8::splat(c.quant);
+        let mut k: [F32x8; 8] = std::array::from_fn(|corner| {
+            let code = match corner {
+                6 | 7 => byte(words[3], corner as u32 - 4),
+                _ => byte(words[corner / 2], corner as u32 % 2),
+            };
+            code.to_f32() * quant
+        });
+        if slow != 0 {
+            k = corners_apart(c, i0);
+        }
+        let low = k[0]
+            .min(k[1])
+            .min(k[2].min(k[3]))
+            .min(k[4].min(k[5]).min(k[6].min(k[7])));
+        let store = |a: &mut [f32; NEAR], x: F32x8| a[lanes.clone()].copy_from_slice(&x.to_array());
+        // `first_root` where a corner is at or below zero (`March::cross_cell`, `March::walk`),
+        // its cases told apart in vectors and each case's lanes searched in turn.
+        let needs = zero.ge(low).bits() & (live >> (v * VECTOR)) & 0xff & !rim_bits;
+        let mut root = F32x8::splat(f32::NAN);
+        if needs != 0 {
+            let cubic = cubic_along(k, f, d);
+            let (positive, decreasing) = shape_lanes(cubic, s_end);
+            let at_start = zero.ge(cubic[0]).bits() & needs;
+            let rest = needs & !at_start & !positive.bits();
+            let end_at_or_below = s_end.gt(zero).and(zero.ge(cubic_at(cubic, s_end)));
+            let bracket = rest & decreasing.and(end_at_or_below).bits();
+            let search = rest & !decreasing.bits();
+            let mut s = [f32::NAN; VECTOR];
+            let (c4, ends) = (cubic.map(F32x8::to_array), s_end.to_array());
+            let each = |mut m: u32, s: &mut [f32; VECTOR], f: &dyn Fn([f32; 4], f32) -> f32| {
+                while m != 0 {
+                    let l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    s[l] = f(c4.map(|c| c[l]), ends[l]);
+                }
+            };
+            each(at_start, &mut s, &|_, _| 0.0);
+            each(bracket, &mut s, &|c, end| bracket_root(c, 0.0, end));
+            each(search, &mut s, &|c, end| {
+                search_root(c, end).unwrap_or(f32::NAN)
+            });
+            root = t + F32x8::load(&s);
+        }
+        store(&mut out.exit, exit);
+        store(&mut out.low, low);
+        store(&mut out.root, root);
+        out.rim |= rim_bits << (v * VECTOR);
+    }
+
+    /// The cell's root in lane `l`, as `March::cross_cell` and `March::walk` find it, with
+    /// the cell's exit and smallest corner.
+    #[inline(always)]
+    fn root(&self, cells: &Cells, l: usize) -> (f32, Option<f32>, f32) {
+        let root = cells.root[l];
+        (
+            cells.exit[l],
+            (!root.is_nan()).then_some(root),
+            cells.low[l],
+        )
+    }
+
+    /// Crossing lane `l`'s move after its cell: `march`'s decisions after
+    /// `March::cross_cell`, up to the walk's first cell.
+    #[inline(always)]
+    fn cross(&mut self, c: &mut Round<'_, '_>, env: &EnvEntry, cells: &Cells, l: usize) -> Moved {
+        let t = self.t[l];
+        let step = self.step[l] + 1;
+        self.step[l] = step;
+        let (exit, root, low) = if (cells.rim >> l) & 1 == 1 {
+            let ray = self.ray_of(l);
+            let mut march = March::new(c.view, env.root, &ray, Some(&mut *c.table));
+            let q = march.at(t).to_array();
+            march.cross_cell(t, q, ray.hi)
+        } else {
+            self.root(cells, l)
+        };
+        if let Some(t_hit) = root {
+            return Moved::Done((t_hit * env.voxel_size, HIT, step));
+        }
+        let t = fmax(t + self.bound[l], exit + CELL_NUDGE_VOX);
+        if low >= WALK_STAY_VOX {
+            return Moved::Far(t, step);
+        }
+        // Still near: walk on from `t`.
+        let p = [self.p[0][l], self.p[1][l], self.p[2][l], 0.0];
+        let d = [self.d[0][l], self.d[1][l], self.d[2][l], 0.0];
+        let q: [f32; 4] = std::array::from_fn(|a| p[a] + t * d[a]);
+        let Some(i) = walk_cell(q, &d, c.top) else {
+            return Moved::Far(t, step);
+        };
+        for (a, &ia) in i.iter().enumerate() {
+            self.cell[a][l] = ia;
+            self.faces[a][l] = cell_face(p[a], d[a], self.inv[a][l], ia);
+        }
+        self.t[l] = t;
+        self.walking |= 1 << l;
+        Moved::Stay
+    }
+
+    /// Walking lane `l`'s move after its cell: `March::walk`'s decisions.
+    #[inline(always)]
+    fn walk(
+        &mut self,
+        c: &mut Round<'_, '_>,
+        env: &EnvEntry,
+        opts: &CastOptions,
+        cells: &Cells,
+        l: usize,
+    ) -> Moved {
+        let (t, h) = (self.t[l], env.voxel_size);
+        // The walk's checks before a cell (its budget is the march's).
+        if self.step[l] == opts.max_steps {
+            return Moved::Done((t * h, BUDGET, opts.max_steps));
+        }
+        if t > self.hi[l] {
+            return Moved::Done((opts.no_hit_value, MISS, self.step[l]));
+        }
+        let step = self.step[l] + 1;
+        self.step[l] = step;
+        let (exit, root, low) = self.root(cells, l);
+        if let Some(t_hit) = root {
+            return Moved::Done((t_hit * h, HIT, step));
+        }
+        if low >= WALK_STAY_VOX {
+            return Moved::Far(exit + CELL_NUDGE_VOX, step);
+        }
+        let d = [self.d[0][l], self.d[1][l], self.d[2][l], 0.0];
+        let faces = [self.faces[0][l], self.faces[1][l], self.faces[2][l]];
+        let mut i = [self.cell[0][l], self.cell[1][l], self.cell[2][l]];
+        let Some(a) = next_cell(&faces, &d, &mut i, c.top as u32 - 1) else {
+            return Moved::Far(exit + CELL_NUDGE_VOX, step);
+        };
+        self.cell[a][l] = i[a];
+        self.faces[a][l] = cell_face(self.p[a][l], d[a], self.inv[a][l], i[a]);
+        self.t[l] = fmax(t, exit);
+        Moved::Stay
+    }
+}
+
+/// The corners of vector `v`'s cells `i0` where some lane's cell lies across leaves or in a
+/// leaf without a brick: each corner's leaf read from the table, and its code gathered from
+/// that leaf's brick or its value the uniform leaf's (`PoolView::sample_leaf`): what
+/// `March::grid_corners` reads, in every lane.
+#[cold]
+#[inline(never)]
+fn corners_apart(c: &mut Round<'_, '_>, i0: [U32x8; 3]) -> [F32x8; 8] {
+    let (three, seven) = (U32x8::splat(3), U32x8::splat(7));
+    let lb = U32x8::splat(c.table.log_blocks);
+    let quant = F32x8::splat(c.quant);
+    let t = c.view.info.truncation_vox;
+    std::array::from_fn(|corner| {
+        let corner = corner as u32;
+        let v: [U32x8; 3] = std::array::from_fn(|a| i0[a] + U32x8::splat((corner >> a) & 1));
+        let block = v.map(|v| v.shift_right(three));
+        let index = block[0] | block[1].shift_left(lb) | block[2].shift_left(lb + lb);
+        let tag = U32x8::gather(&c.table.tags, index);
+        let known = tag
+            .shift_right(U32x8::splat(8))
+            .eq(U32x8::splat(c.table.epoch))
+            .bits();
+        if known != (1 << VECTOR) - 1 {
+            fill(c, known, v);
+        }
+        let leaf = U32x8::gather(&c.table.refs, index);
+        let kind = leaf.shift_right(U32x8::splat(PAYLOAD_BITS));
+        let brick = kind.eq(U32x8::splat(KIND_BRICK));
+        let inside = kind.eq(U32x8::splat(KIND_INSIDE));
+        let local = (v[0] & seven)
+            | (v[1] & seven).shift_left(three)
+            | (v[2] & seven).shift_left(U32x8::splat(6));
+        let at = U32x8::splat(0).select(
+            brick,
+            (leaf & U32x8::splat(PAYLOAD_MAX)).shift_left(U32x8::splat(9)) + local,
+        );
+        // The aligned word holding the code (in the brick), the code its byte `at & 3`.
+        let word = U32x8::gather_words(c.codes, at & U32x8::splat(!3));
+        let code = word
+            .shift_left(((at & three) ^ three).shift_left(three))
+            .shift_right_signed(U32x8::splat(24));
+        let uniform = F32x8::splat(t).select(inside, F32x8::splat(-t));
+        uniform.select(brick, code.to_f32() * quant)
+    })
+}
