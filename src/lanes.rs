@@ -94,6 +94,13 @@ impl Mask8 {
         Self(unsafe { arch::_mm256_and_ps(self.0, o.0) })
     }
 
+    /// This mask's lanes that are not `o`'s.
+    #[inline(always)]
+    pub fn and_not(self, o: Self) -> Self {
+        // SAFETY: see above.
+        Self(unsafe { arch::_mm256_andnot_ps(o.0, self.0) })
+    }
+
     /// Bit `t` set where lane `t` is.
     #[inline(always)]
     pub fn bits(self) -> u32 {
@@ -147,6 +154,12 @@ impl Mask8 {
     #[inline(always)]
     pub fn and(self, o: Self) -> Self {
         Self(std::array::from_fn(|t| self.0[t] & o.0[t]))
+    }
+
+    /// This mask's lanes that are not `o`'s.
+    #[inline(always)]
+    pub fn and_not(self, o: Self) -> Self {
+        Self(std::array::from_fn(|t| self.0[t] & !o.0[t]))
     }
 
     /// Bit `t` set where lane `t` is.
@@ -762,6 +775,10 @@ mod tests {
             assert_eq!(
                 va.gt(vb).and(va.ge(F32x8::splat(s))).bits(),
                 bits(&|t| (a[t] > b[t]) & (a[t] >= s))
+            );
+            assert_eq!(
+                va.gt(vb).and_not(va.ge(F32x8::splat(s))).bits(),
+                bits(&|t| (a[t] > b[t]) & !(a[t] >= s))
             );
             let sum = (va + F32x8::splat(s)).to_array();
             for t in 0..8 {

@@ -13,13 +13,13 @@
 //! crossing on the clamped rim of the domain, are read by the one-ray march's functions too.
 
 use super::super::{
-    bracket_root, cell_face, cubic as cubic_at, cubic_along, next_cell, search_root, shape_lanes,
-    walk_cell, CastOptions, March, RayStart, BUDGET, CELL_NUDGE_VOX, HIT, MISS, WALK_STAY_VOX,
+    bracket_root, cell_face, cubic as cubic_at, cubic_along, search_root, shape_lanes, walk_cell,
+    CastOptions, March, RayStart, BUDGET, CELL_NUDGE_VOX, HIT, MISS, WALK_STAY_VOX,
 };
 use super::{fill, Round, EMPTY, VECTOR};
 use crate::geom::sdf::fmax;
 use crate::lanes::{F32x8, Mask8, U32x8};
-use crate::scene::dag::{EnvEntry, KIND_BRICK, KIND_INSIDE, PAYLOAD_BITS, PAYLOAD_MAX};
+use crate::scene::dag::{EnvEntry, KIND_BRICK, PAYLOAD_BITS, PAYLOAD_MAX};
 
 /// Lanes of the near stage.
 pub(super) const NEAR: usize = 32;
@@ -77,16 +77,20 @@ pub(super) struct Near {
     faces: [[f32; NEAR]; 3],
 }
 
-/// One near round's findings, per lane.
-struct Cells {
-    /// Where the ray leaves the cell.
-    exit: [f32; NEAR],
-    /// The cell's smallest corner.
-    low: [f32; NEAR],
-    /// The ray parameter of the cell's first zero (`March::cross_cell`'s root), or NaN.
-    root: [f32; NEAR],
+/// The lanes that leave the stage after a near round, and how.
+struct Leaving {
+    /// Out of steps before a cell.
+    budget: u32,
+    /// Past the end before a cell.
+    past: u32,
+    /// A zero in the cell, at `t`.
+    hit: u32,
+    /// Back to far steps from `t`.
+    far: u32,
     /// Crossing lanes on the clamped rim, left to the one-ray crossing.
     rim: u32,
+    /// The hit's ray parameter, or where far steps go on.
+    t: [f32; NEAR],
 }
 
 impl Near {
@@ -177,40 +181,46 @@ impl Near {
         live: u32,
         mut moved: impl FnMut(Parked, Option<(f32, u8, u32)>),
     ) {
-        let mut cells = Cells {
-            exit: [0.0; NEAR],
-            low: [0.0; NEAR],
-            root: [f32::NAN; NEAR],
+        let mut out = Leaving {
+            budget: 0,
+            past: 0,
+            hit: 0,
+            far: 0,
             rim: 0,
+            t: [0.0; NEAR],
         };
         for v in 0..NEAR / VECTOR {
             if (live >> (v * VECTOR)) & 0xff != 0 {
-                self.cells(c, v, live, &mut cells);
+                self.cells(c, opts, v, live, &mut out);
             }
         }
-        // Walking lanes, then crossing ones (no branch on a lane's kind).
-        let walking = live & self.walking;
-        for (mut pending, walk) in [(walking, true), (live & !walking, false)] {
-            while pending != 0 {
-                let l = pending.trailing_zeros() as usize;
-                pending &= pending - 1;
-                let next = if walk {
-                    self.walk(c, env, opts, &cells, l)
-                } else {
-                    self.cross(c, env, &cells, l)
-                };
-                match next {
-                    Moved::Stay => {}
+        let h = env.voxel_size;
+        let mut pending = live & (out.budget | out.past | out.hit | out.far | out.rim);
+        while pending != 0 {
+            let l = pending.trailing_zeros() as usize;
+            pending &= pending - 1;
+            let bit = 1 << l;
+            let (t, step) = (out.t[l], self.step[l]);
+            let result = if out.rim & bit != 0 {
+                match self.cross_rim(c, env, l) {
+                    Moved::Stay => continue,
                     Moved::Far(t, step) => {
-                        let parked = self.park(l, t, step);
-                        moved(parked, None);
+                        moved(self.park(l, t, step), None);
+                        continue;
                     }
-                    Moved::Done(result) => {
-                        let parked = self.park(l, 0.0, 0);
-                        moved(parked, Some(result));
-                    }
+                    Moved::Done(result) => result,
                 }
-            }
+            } else if out.budget & bit != 0 {
+                (self.t[l] * h, BUDGET, opts.max_steps)
+            } else if out.past & bit != 0 {
+                (opts.no_hit_value, MISS, step)
+            } else if out.hit & bit != 0 {
+                (t * h, HIT, step)
+            } else {
+                moved(self.park(l, t, step), None);
+                continue;
+            };
+            moved(self.park(l, 0.0, 0), Some(result));
         }
     }
 
@@ -218,13 +228,20 @@ impl Near {
     /// at `t` as `March::cross_cell` finds it for a crossing lane, the walk's cell for a
     /// walking one, with the exit, the smallest corner and the cubic along the ray.
     #[inline(always)]
-    fn cells(&self, c: &mut Round<'_, '_>, v: usize, live: u32, out: &mut Cells) {
+    fn cells(
+        &mut self,
+        c: &mut Round<'_, '_>,
+        opts: &CastOptions,
+        v: usize,
+        live: u32,
+        out: &mut Leaving,
+    ) {
         let lanes = v * VECTOR..(v + 1) * VECTOR;
         let part = |a: &[f32; NEAR]| F32x8::load(a[lanes.clone()].try_into().unwrap());
         let upart = |a: &[u32; NEAR]| U32x8::load(a[lanes.clone()].try_into().unwrap());
         let (zero, one, top) = (F32x8::splat(0.0), F32x8::splat(1.0), F32x8::splat(c.top));
         let walk_bits = (self.walking >> (v * VECTOR)) & 0xff;
-        let walking = Mask8::from_bools(std::array::from_fn(|l| (walk_bits >> l) & 1 == 1));
+        let walking = lanes_of(walk_bits);
         let t = part(&self.t);
         let hi = part(&self.hi);
         let p = self.p.each_ref().map(part);
@@ -317,13 +334,12 @@ impl Near {
             code.to_f32() * quant
         });
         if slow != 0 {
-            k = corners_apart(c, i0);
+            corners_apart(c, slow, i0, &mut k);
         }
         let low = k[0]
             .min(k[1])
             .min(k[2].min(k[3]))
             .min(k[4].min(k[5]).min(k[6].min(k[7])));
-        let store = |a: &mut [f32; NEAR], x: F32x8| a[lanes.clone()].copy_from_slice(&x.to_array());
         // `first_root` where a corner is at or below zero (`March::cross_cell`, `March::walk`),
         // its cases told apart in vectors and each case's lanes searched in turn.
         let needs = zero.ge(low).bits() & (live >> (v * VECTOR)) & 0xff & !rim_bits;
@@ -352,39 +368,115 @@ impl Near {
             });
             root = t + F32x8::load(&s);
         }
-        store(&mut out.exit, exit);
-        store(&mut out.low, low);
-        store(&mut out.root, root);
-        out.rim |= rim_bits << (v * VECTOR);
+        // The walk's checks before its cell (its budget is the march's), and the lanes that
+        // take a cell here (a crossing on the rim is taken one ray at a time).
+        let live_bits = (live >> (v * VECTOR)) & 0xff;
+        let step = upart(&self.step);
+        let budget = step.eq(U32x8::splat(opts.max_steps)).and(walking);
+        let past = t.gt(hi).and(walking).and_not(budget);
+        let takes = lanes_of(live_bits & !budget.or(past).bits() & !rim_bits);
+        let step = step.select(takes, step + U32x8::splat(1));
+        let hit = root.eq(root).and(takes);
+        let near = low.lt(F32x8::splat(WALK_STAY_VOX));
+        let half = F32x8::splat(0.5);
+        // `cell_face` of cell `c` along axis `a`.
+        let face = |a: usize, c: F32x8| {
+            let up = ((c + one) + half - p[a]) * inv[a];
+            let down = (c + half - p[a]) * inv[a];
+            F32x8::splat(f32::INFINITY)
+                .select(d[a].lt(zero), down)
+                .select(d[a].gt(zero), up)
+        };
+        // A walking lane moves into the neighbour across its nearest face (`next_cell`),
+        // unless that is past the grid's last cell.
+        let nearest = [
+            faces[1].ge(faces[0]).and(faces[2].ge(faces[0])),
+            faces[2]
+                .ge(faces[1])
+                .and_not(faces[1].ge(faces[0]).and(faces[2].ge(faces[0]))),
+        ];
+        let every = zero.eq(zero);
+        let nearest = [
+            nearest[0],
+            nearest[1],
+            every.and_not(nearest[0]).and_not(nearest[1]),
+        ];
+        let last = top - one;
+        let mut beyond = zero.gt(zero);
+        let mut next_cell = walk_cell;
+        let mut next_faces = faces;
+        for a in 0..3 {
+            let up = d[a].gt(zero);
+            let at = walk_cell[a].to_f32();
+            let edge = up.and(at.eq(last)).or(at.eq(zero).and_not(up));
+            beyond = beyond.or(edge.and(nearest[a]));
+            let moved = (at + F32x8::splat(-1.0).select(up, one))
+                .max(zero)
+                .truncate_u32();
+            next_cell[a] = walk_cell[a].select(nearest[a], moved);
+            next_faces[a] = faces[a].select(nearest[a], face(a, moved.to_f32()));
+        }
+        let walks_on = walking.and(takes).and_not(hit);
+        let walk_far = walks_on.and_not(near.and_not(beyond));
+        let walk_stay = walks_on.and(near).and_not(beyond);
+        // A crossing lane goes on from past the cell, walking (`walk_cell`) where its smallest
+        // corner is near and the point is off the rim.
+        let crosses_on = takes.and_not(walking).and_not(hit);
+        let after = (t + part(&self.bound)).max(exit + F32x8::splat(CELL_NUDGE_VOX));
+        let mut inside = every;
+        let mut first_cell = walk_cell;
+        let mut first_faces = faces;
+        for a in 0..3 {
+            let g = (p[a] + after * d[a]) - half;
+            inside = inside.and(g.ge(zero).and(g.lt(top)));
+            let b = g.max(zero).min(top - one).truncate_u32();
+            let bf = b.to_f32();
+            let tie = d[a].lt(zero).and(g.eq(bf)).and(bf.gt(zero));
+            let b = b.select(tie, (g - one).max(zero).truncate_u32());
+            first_cell[a] = b;
+            first_faces[a] = face(a, b.to_f32());
+        }
+        let cross_stay = crosses_on.and(near).and(inside);
+        let cross_far = crosses_on.and_not(near.and(inside));
+        // The lanes staying walk on from their new state.
+        let store = |a: &mut [f32; NEAR], x: F32x8| a[lanes.clone()].copy_from_slice(&x.to_array());
+        let ustore =
+            |a: &mut [u32; NEAR], x: U32x8| a[lanes.clone()].copy_from_slice(&x.to_array());
+        let stay_t = t.select(walk_stay, t.max(exit)).select(cross_stay, after);
+        store(&mut self.t, stay_t);
+        ustore(&mut self.step, step);
+        for a in 0..3 {
+            let cell = walk_cell[a]
+                .select(walk_stay, next_cell[a])
+                .select(cross_stay, first_cell[a]);
+            ustore(&mut self.cell[a], cell);
+            let face = faces[a]
+                .select(walk_stay, next_faces[a])
+                .select(cross_stay, first_faces[a]);
+            store(&mut self.faces[a], face);
+        }
+        let shift = v * VECTOR;
+        self.walking |= cross_stay.bits() << shift;
+        // The lanes leaving, and where to.
+        let far_t = (exit + F32x8::splat(CELL_NUDGE_VOX)).select(cross_far, after);
+        store(&mut out.t, far_t.select(hit, root));
+        out.budget |= (budget.bits() & live_bits) << shift;
+        out.past |= (past.bits() & live_bits) << shift;
+        out.hit |= hit.bits() << shift;
+        out.far |= walk_far.or(cross_far).bits() << shift;
+        out.rim |= (rim_bits & live_bits) << shift;
     }
 
-    /// The cell's root in lane `l`, as `March::cross_cell` and `March::walk` find it, with
-    /// the cell's exit and smallest corner.
-    #[inline(always)]
-    fn root(&self, cells: &Cells, l: usize) -> (f32, Option<f32>, f32) {
-        let root = cells.root[l];
-        (
-            cells.exit[l],
-            (!root.is_nan()).then_some(root),
-            cells.low[l],
-        )
-    }
-
-    /// Crossing lane `l`'s move after its cell: `march`'s decisions after
-    /// `March::cross_cell`, up to the walk's first cell.
-    #[inline(always)]
-    fn cross(&mut self, c: &mut Round<'_, '_>, env: &EnvEntry, cells: &Cells, l: usize) -> Moved {
+    /// Crossing lane `l` on the clamped rim of the domain: `march`'s cell crossing, one ray
+    /// at a time, up to the walk's first cell.
+    fn cross_rim(&mut self, c: &mut Round<'_, '_>, env: &EnvEntry, l: usize) -> Moved {
         let t = self.t[l];
         let step = self.step[l] + 1;
         self.step[l] = step;
-        let (exit, root, low) = if (cells.rim >> l) & 1 == 1 {
-            let ray = self.ray_of(l);
-            let mut march = March::new(c.view, env.root, &ray, Some(&mut *c.table));
-            let q = march.at(t).to_array();
-            march.cross_cell(t, q, ray.hi)
-        } else {
-            self.root(cells, l)
-        };
+        let ray = self.ray_of(l);
+        let mut march = March::new(c.view, env.root, &ray, Some(&mut *c.table));
+        let q = march.at(t).to_array();
+        let (exit, root, low) = march.cross_cell(t, q, ray.hi);
         if let Some(t_hit) = root {
             return Moved::Done((t_hit * env.voxel_size, HIT, step));
         }
@@ -393,102 +485,43 @@ impl Near {
             return Moved::Far(t, step);
         }
         // Still near: walk on from `t`.
-        let p = [self.p[0][l], self.p[1][l], self.p[2][l], 0.0];
-        let d = [self.d[0][l], self.d[1][l], self.d[2][l], 0.0];
+        let (p, d) = (ray.p, ray.d);
         let q: [f32; 4] = std::array::from_fn(|a| p[a] + t * d[a]);
         let Some(i) = walk_cell(q, &d, c.top) else {
             return Moved::Far(t, step);
         };
         for (a, &ia) in i.iter().enumerate() {
             self.cell[a][l] = ia;
-            self.faces[a][l] = cell_face(p[a], d[a], self.inv[a][l], ia);
+            self.faces[a][l] = cell_face(p[a], d[a], ray.inv[a], ia);
         }
         self.t[l] = t;
         self.walking |= 1 << l;
         Moved::Stay
     }
-
-    /// Walking lane `l`'s move after its cell: `March::walk`'s decisions.
-    #[inline(always)]
-    fn walk(
-        &mut self,
-        c: &mut Round<'_, '_>,
-        env: &EnvEntry,
-        opts: &CastOptions,
-        cells: &Cells,
-        l: usize,
-    ) -> Moved {
-        let (t, h) = (self.t[l], env.voxel_size);
-        // The walk's checks before a cell (its budget is the march's).
-        if self.step[l] == opts.max_steps {
-            return Moved::Done((t * h, BUDGET, opts.max_steps));
-        }
-        if t > self.hi[l] {
-            return Moved::Done((opts.no_hit_value, MISS, self.step[l]));
-        }
-        let step = self.step[l] + 1;
-        self.step[l] = step;
-        let (exit, root, low) = self.root(cells, l);
-        if let Some(t_hit) = root {
-            return Moved::Done((t_hit * h, HIT, step));
-        }
-        if low >= WALK_STAY_VOX {
-            return Moved::Far(exit + CELL_NUDGE_VOX, step);
-        }
-        let d = [self.d[0][l], self.d[1][l], self.d[2][l], 0.0];
-        let faces = [self.faces[0][l], self.faces[1][l], self.faces[2][l]];
-        let mut i = [self.cell[0][l], self.cell[1][l], self.cell[2][l]];
-        let Some(a) = next_cell(&faces, &d, &mut i, c.top as u32 - 1) else {
-            return Moved::Far(exit + CELL_NUDGE_VOX, step);
-        };
-        self.cell[a][l] = i[a];
-        self.faces[a][l] = cell_face(self.p[a][l], d[a], self.inv[a][l], i[a]);
-        self.t[l] = fmax(t, exit);
-        Moved::Stay
-    }
 }
 
-/// The corners of vector `v`'s cells `i0` where some lane's cell lies across leaves or in a
-/// leaf without a brick: each corner's leaf read from the table, and its code gathered from
-/// that leaf's brick or its value the uniform leaf's (`PoolView::sample_leaf`): what
-/// `March::grid_corners` reads, in every lane.
-#[cold]
+/// The corners of the lanes in `slow` (of cells `i0`) whose cell lies across leaves or in a
+/// leaf without a brick, one lane at a time: each corner's leaf read from the table
+/// ([`LeafTable::corners`](super::super::LeafTable::corners)). In vectors (three gathers per
+/// corner in every lane) it cast camera rays 3–7% slower.
 #[inline(never)]
-fn corners_apart(c: &mut Round<'_, '_>, i0: [U32x8; 3]) -> [F32x8; 8] {
-    let (three, seven) = (U32x8::splat(3), U32x8::splat(7));
-    let lb = U32x8::splat(c.table.log_blocks);
-    let quant = F32x8::splat(c.quant);
-    let t = c.view.info.truncation_vox;
-    std::array::from_fn(|corner| {
-        let corner = corner as u32;
-        let v: [U32x8; 3] = std::array::from_fn(|a| i0[a] + U32x8::splat((corner >> a) & 1));
-        let block = v.map(|v| v.shift_right(three));
-        let index = block[0] | block[1].shift_left(lb) | block[2].shift_left(lb + lb);
-        let tag = U32x8::gather(&c.table.tags, index);
-        let known = tag
-            .shift_right(U32x8::splat(8))
-            .eq(U32x8::splat(c.table.epoch))
-            .bits();
-        if known != (1 << VECTOR) - 1 {
-            fill(c, known, v);
+fn corners_apart(c: &mut Round<'_, '_>, slow: u32, i0: [U32x8; 3], k: &mut [F32x8; 8]) {
+    let i0 = i0.map(U32x8::to_array);
+    let mut lanes = k.map(F32x8::to_array);
+    let mut pending = slow;
+    while pending != 0 {
+        let l = pending.trailing_zeros() as usize;
+        pending &= pending - 1;
+        let corners = c.table.corners(c.view, [i0[0][l], i0[1][l], i0[2][l]]);
+        for (lane, v) in lanes.iter_mut().zip(corners) {
+            lane[l] = v;
         }
-        let leaf = U32x8::gather(&c.table.refs, index);
-        let kind = leaf.shift_right(U32x8::splat(PAYLOAD_BITS));
-        let brick = kind.eq(U32x8::splat(KIND_BRICK));
-        let inside = kind.eq(U32x8::splat(KIND_INSIDE));
-        let local = (v[0] & seven)
-            | (v[1] & seven).shift_left(three)
-            | (v[2] & seven).shift_left(U32x8::splat(6));
-        let at = U32x8::splat(0).select(
-            brick,
-            (leaf & U32x8::splat(PAYLOAD_MAX)).shift_left(U32x8::splat(9)) + local,
-        );
-        // The aligned word holding the code (in the brick), the code its byte `at & 3`.
-        let word = U32x8::gather_words(c.codes, at & U32x8::splat(!3));
-        let code = word
-            .shift_left(((at & three) ^ three).shift_left(three))
-            .shift_right_signed(U32x8::splat(24));
-        let uniform = F32x8::splat(t).select(inside, F32x8::splat(-t));
-        uniform.select(brick, code.to_f32() * quant)
-    })
+    }
+    *k = lanes.map(|x| F32x8::load(&x));
+}
+
+/// The lanes of a vector whose bits are set in `bits`.
+#[inline(always)]
+fn lanes_of(bits: u32) -> Mask8 {
+    Mask8::from_bools(std::array::from_fn(|l| (bits >> l) & 1 == 1))
 }
