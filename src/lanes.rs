@@ -776,9 +776,10 @@ mod tests {
                 va.gt(vb).and(va.ge(F32x8::splat(s))).bits(),
                 bits(&|t| (a[t] > b[t]) & (a[t] >= s))
             );
+            let ge_s = |t: usize| a[t] >= s;
             assert_eq!(
                 va.gt(vb).and_not(va.ge(F32x8::splat(s))).bits(),
-                bits(&|t| (a[t] > b[t]) & !(a[t] >= s))
+                bits(&|t| (a[t] > b[t]) & !ge_s(t))
             );
             let sum = (va + F32x8::splat(s)).to_array();
             for t in 0..8 {
