@@ -228,7 +228,7 @@ fn bench_table_runs_only_the_rows_asked() {
             "no ray row for {scene}:\n{table}"
         );
     }
-    for row in ["sdf ", "size ", "dedup "] {
+    for row in ["sdf ", "size ", "dedup ", "random "] {
         assert!(!table.contains(row), "table has {row:?}:\n{table}");
     }
 }
@@ -259,6 +259,7 @@ fn bench_table_has_every_row() {
         "size ",
         "dedup ",
         "rays ",
+        "random ",
         "objects rotated",
         "rooms#0 rotated 30deg",
     ] {

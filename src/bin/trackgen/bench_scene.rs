@@ -14,13 +14,19 @@
 //! - **rays**: a 64×64 depth camera per env (at each env's spawn point, heading `e · 2.4` rad) over
 //!   `envs` envs of each preset in `--ray-presets` (`rooms`, `gates`, `forest`), one call: rays
 //!   per second per thread, mean steps per ray, and the share of rays that hit.
+//! - **random**: the same count of rays per env from uniform points of the env's domain whose
+//!   stored field is above one voxel, in uniform directions (the random rays of
+//!   `examples/python/bench_embree.py`, free points by the stored field instead of the exact
+//!   one), timed as the ray row.
 
 use std::fmt::Write as _;
 use std::time::Instant;
 
 use trackgen::exec::Launch;
-use trackgen::scene::dag::{BRICK_VOXELS, NODE_BYTES};
+use trackgen::rng::LaneRng;
+use trackgen::scene::dag::{PoolView, BRICK_VOXELS, NODE_BYTES};
 use trackgen::scene::fixture::{camera_poses, objects_scene, rotate_yaw};
+use trackgen::scene::raycast::sdf_at;
 use trackgen::scene::{
     build_preset, cast_rays, generate_env, generate_envs, CastOptions, EnvScene, PinholeCamera,
     PoolBuilder, PoolInfo, Pose, RayEnvs, RayOutputs, ScenePreset, HIT,
@@ -56,11 +62,11 @@ pub struct BenchSceneArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Rows to run, comma-separated (`sdf`, `size`, `dedup`, `rays`).
+    /// Rows to run, comma-separated (`sdf`, `size`, `dedup`, `rays`, `random`).
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "sdf,size,dedup,rays",
+        default_value = "sdf,size,dedup,rays,random",
         value_name = "ROW,.."
     )]
     pub rows: Vec<String>,
@@ -75,7 +81,7 @@ pub struct BenchSceneArgs {
 }
 
 /// The rows `--rows` may name.
-const ROWS: [&str; 4] = ["sdf", "size", "dedup", "rays"];
+const ROWS: [&str; 5] = ["sdf", "size", "dedup", "rays", "random"];
 /// The presets `--ray-presets` may name.
 const RAY_PRESETS: [&str; 3] = ["rooms", "gates", "forest"];
 
@@ -110,6 +116,79 @@ pub fn bench_scene(args: BenchSceneArgs) -> Result<()> {
         Some(rays * 33),
     )?;
     emit(&table(&args)?)
+}
+
+/// The ray rows' line: `o`, `d` (`k` rays per env of `view`) cast in one call on `launch`, the
+/// best of three.
+#[allow(clippy::too_many_arguments)]
+fn ray_row(
+    row: &str,
+    name: &str,
+    r: u32,
+    view: &PoolView,
+    k: usize,
+    o: &[[f32; 3]],
+    d: &[[f32; 3]],
+    launch: &Launch,
+) -> Result<String> {
+    let n = o.len();
+    let copts = CastOptions::new(100.0);
+    let (mut dist, mut hit, mut steps) = (vec![0.0; n], vec![0u8; n], vec![0u32; n]);
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let t = Instant::now();
+        cast_rays(
+            view,
+            RayEnvs::Blocks { rays_per_env: k },
+            o,
+            d,
+            &copts,
+            RayOutputs {
+                distance: &mut dist,
+                hit: &mut hit,
+                steps: &mut steps,
+            },
+            launch,
+        )?;
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    let hits = hit.iter().filter(|&&h| h == HIT).count() as f64 / n as f64;
+    let mean_steps = steps.iter().map(|&s| f64::from(s)).sum::<f64>() / n as f64;
+    Ok(format!(
+        "{:<6} {:<22} {:>5} {:>9.2} Mr/s/thr {:>9.1} steps {:>10.3} hit",
+        row,
+        name,
+        r,
+        n as f64 / best / launch.threads() as f64 / 1e6,
+        mean_steps,
+        hits
+    ))
+}
+
+/// Writes `k` random rays per env of `view` to `o`, `d`: each from a uniform point of the env's
+/// domain whose stored field is above one voxel (the first of 64 draws that is; the spawn point
+/// if none), in a uniform direction, drawn from the stream of `(seed, env)`.
+fn random_rays(view: &PoolView, k: usize, seed: u64, o: &mut [[f32; 3]], d: &mut [[f32; 3]]) {
+    /// The random stream's stage (`"RAYS"`).
+    const STAGE: u32 = 0x5241_5953;
+    let res = view.info().resolution as f32;
+    for (e, env) in view.envs().iter().enumerate() {
+        let mut rng = LaneRng::new(seed, e as u64, 0, STAGE);
+        let side = env.voxel_size * res;
+        for i in e * k..(e + 1) * k {
+            o[i] = (0..64)
+                .map(|_| std::array::from_fn(|a| env.origin[a] + side * rng.unit()))
+                .find(|&p| sdf_at(view, e, p).is_some_and(|v| v > env.voxel_size))
+                .unwrap_or(env.spawn);
+            d[i] = loop {
+                let v: [f32; 3] = std::array::from_fn(|_| rng.signed());
+                let n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+                if n2 > 1e-4 && n2 <= 1.0 {
+                    break v;
+                }
+            };
+        }
+    }
 }
 
 /// Bytes of a one-env pool: nodes, bricks and the env entry.
@@ -209,11 +288,16 @@ fn table(opts: &BenchSceneArgs) -> Result<String> {
         }
     }
     let gates = ScenePreset::load("gates")?;
-    for &r in opts.res.iter().filter(|_| row("dedup") || row("rays")) {
+    for &r in opts
+        .res
+        .iter()
+        .filter(|_| row("dedup") || row("rays") || row("random"))
+    {
         for preset in [&rooms, &gates, &forest] {
             let dedup = row("dedup") && preset.source != "gates";
             let rays = row("rays") && opts.ray_presets.contains(&preset.source);
-            if !dedup && !rays {
+            let random = row("random") && opts.ray_presets.contains(&preset.source);
+            if !dedup && !rays && !random {
                 continue;
             }
             let t = Instant::now();
@@ -233,47 +317,25 @@ fn table(opts: &BenchSceneArgs) -> Result<String> {
                 build_s
                 );
             }
-            if !rays {
+            if !rays && !random {
                 continue;
             }
             let view = pool.view();
-            let cam = PinholeCamera::new(opts.camera, opts.camera, 90f32.to_radians())?;
-            let k = cam.rays_per_env();
+            let k = (opts.camera * opts.camera) as usize;
             let n = k * view.envs().len();
             let (mut o, mut d) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-            cam.rays(&camera_poses(&view), &Pose::IDENTITY, &mut o, &mut d)?;
-            let copts = CastOptions::new(100.0);
-            let (mut dist, mut hit, mut steps) = (vec![0.0; n], vec![0u8; n], vec![0u32; n]);
-            let mut best = f64::INFINITY;
-            for _ in 0..3 {
-                let t = Instant::now();
-                cast_rays(
-                    &view,
-                    RayEnvs::Blocks { rays_per_env: k },
-                    &o,
-                    &d,
-                    &copts,
-                    RayOutputs {
-                        distance: &mut dist,
-                        hit: &mut hit,
-                        steps: &mut steps,
-                    },
-                    &launch,
-                )?;
-                best = best.min(t.elapsed().as_secs_f64());
+            let name = format!("{} x{}", preset.source, opts.envs);
+            if rays {
+                let cam = PinholeCamera::new(opts.camera, opts.camera, 90f32.to_radians())?;
+                cam.rays(&camera_poses(&view), &Pose::IDENTITY, &mut o, &mut d)?;
+                let line = ray_row("rays", &name, r, &view, k, &o, &d, &launch)?;
+                let _ = writeln!(w, "{line}");
             }
-            let hits = hit.iter().filter(|&&h| h == HIT).count() as f64 / n as f64;
-            let mean_steps = steps.iter().map(|&s| f64::from(s)).sum::<f64>() / n as f64;
-            let _ = writeln!(
-                w,
-                "{:<6} {:<22} {:>5} {:>9.2} Mr/s/thr {:>9.1} steps {:>10.3} hit",
-                "rays",
-                format!("{} x{}", preset.source, opts.envs),
-                r,
-                n as f64 / best / threads / 1e6,
-                mean_steps,
-                hits
-            );
+            if random {
+                random_rays(&view, k, opts.seed, &mut o, &mut d);
+                let line = ray_row("random", &name, r, &view, k, &o, &d, &launch)?;
+                let _ = writeln!(w, "{line}");
+            }
         }
     }
     let _ = writeln!(
