@@ -600,8 +600,21 @@ impl LeafTable {
         let root = self.root.expect("a table is started before use");
         let (r, _, size) = view.leaf(root, v);
         let shift = size.trailing_zeros();
-        self.tags[i] = self.epoch << 8 | shift;
-        self.refs[i] = r;
+        let tag = self.epoch << 8 | shift;
+        // The leaf's other blocks too, the aligned cube of up to [`FILL_MAX_SIDE`] blocks per
+        // axis around this one (leaves are aligned to their sides): rays crossing empty space
+        // meet large uniform leaves, block after block.
+        let side = (size / BRICK).min(FILL_MAX_SIDE);
+        let from = b.map(|c| c - c % side);
+        for z in from[2]..from[2] + side {
+            for y in from[1]..from[1] + side {
+                let row = (y << lb | z << (2 * lb)) as usize;
+                for x in from[0]..from[0] + side {
+                    self.tags[row + x as usize] = tag;
+                    self.refs[row + x as usize] = r;
+                }
+            }
+        }
         (r, shift)
     }
 }
@@ -627,6 +640,9 @@ impl LeafTable {
         })
     }
 }
+
+/// The most blocks per axis of a leaf that [`LeafTable::leaf`] fills at once.
+const FILL_MAX_SIDE: u32 = 4;
 
 /// Deepest tree: `R = 1024` has 7 node levels above the bricks.
 const MAX_DEPTH: usize = 8;
