@@ -52,8 +52,9 @@ impl Launch {
         cores.saturating_mul(4).min(1024)
     }
 
-    /// A context with its own pool of `threads` threads (`0` means all cores); more than
-    /// [`Launch::max_threads`] is an [`Error::Invalid`] naming the cap.
+    /// A context with a pool of `threads` threads (`0` means all cores): the calling thread's
+    /// pool of that size, started the first time it asks; more than [`Launch::max_threads`] is
+    /// an [`Error::Invalid`] naming the cap.
     pub fn with_threads(threads: usize) -> Result<Self> {
         let cap = Self::max_threads();
         if threads > cap {
@@ -62,13 +63,35 @@ impl Launch {
                 std::thread::available_parallelism().map_or(1, |n| n.get())
             )));
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| Error::Invalid(format!("cannot start {threads} worker threads: {e}")))?;
-        Ok(Self {
-            pool: Some(Arc::new(pool)),
-        })
+        // The calling thread's pool of that size, started by its first such context: starting
+        // a pool spawns its threads, some 0.1 ms, which a loop of small calls would pay every
+        // time. Per calling thread, so that contexts made on different threads never share
+        // workers (they could wait on each other).
+        thread_local! {
+            static POOLS: std::cell::RefCell<Vec<(usize, Arc<rayon::ThreadPool>)>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let cached = POOLS.with_borrow(|pools| {
+            pools
+                .iter()
+                .find(|(t, _)| *t == threads)
+                .map(|(_, p)| p.clone())
+        });
+        let pool = match cached {
+            Some(pool) => pool,
+            None => {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .map(Arc::new)
+                    .map_err(|e| {
+                        Error::Invalid(format!("cannot start {threads} worker threads: {e}"))
+                    })?;
+                POOLS.with_borrow_mut(|pools| pools.push((threads, pool.clone())));
+                pool
+            }
+        };
+        Ok(Self { pool: Some(pool) })
     }
 
     /// The context a `--threads` option asks for: `None` → [`Launch::new`] (the global pool),
