@@ -121,10 +121,10 @@ const NUDGE_VOX: f32 = 1e-3;
 /// Eight brick codes (one cell's corners, as [`March::brick_cell`] packs them) all saturated
 /// at `+T`.
 const SATURATED_CELL: u64 = u64::from_ne_bytes([CODE_MAX as u8; 8]);
-/// Rays per parallel work item. A packet runs empty at the end of each item: with 32-lane
-/// packets, 512 cast camera rays 1–5% faster than 256 (`trackgen bench-scene --rows rays`,
-/// five alternating runs; 1024: 0.99–1.06×).
-const CHUNK: usize = 512;
+/// Rays per parallel work item. The packet's two stages run empty at the end of each item
+/// (up to 64 rays in flight): 1024 cast camera rays 1–5% and random rays 3–10% faster than 512
+/// (`trackgen bench-scene --rows rays,random`, two sets of three alternating runs).
+const CHUNK: usize = 1024;
 
 /// Limits and the miss value of a cast.
 #[derive(Clone, Copy, Debug, PartialEq)]
