@@ -1,16 +1,17 @@
 //! The stretch of a march near a surface, for many rays at once.
 //!
 //! Near a surface a march crosses the cell of the sample grid holding its point, then walks
-//! cell by cell (a few cells per ray; [`march`](super::super::march)). One ray at a
-//! time, each cell is a chain of dependent operations (the leaf, the corners, the cubic along
-//! the ray, its root) with data-dependent branches between them, so the core idles as it does
-//! on far steps. Here the rays the far rounds find near a surface wait in their own lanes, and
-//! a *near round* takes one cell of every lane: the cell's setup (the crossing's or the walk's),
-//! the leaf, the eight corners (gathered from the brick) and the cubic's coefficients, each for
-//! eight lanes at once, with the arithmetic of the one-ray march operation for operation. Each
-//! lane's root and its next move are then decided lane by lane by the one-ray march's own
-//! functions. A cell whose corners lie in more than one leaf, or in a leaf with no brick, and a
-//! crossing on the clamped rim of the domain, are read by the one-ray march's functions too.
+//! cell by cell (a few cells per ray; [`march`](super::super::march)). One ray at a time, each
+//! cell is a chain of dependent operations (the leaf, the corners, the cubic along the ray, its
+//! root) with data-dependent branches between them, so the core idles or mispredicts. Here the
+//! rays the far rounds find near a surface wait in their own lanes, and a *near round* takes one
+//! cell of every lane with the one-ray march's arithmetic, operation for operation, eight lanes
+//! per vector: the cell's setup (the crossing's or the walk's), the leaf, the eight corners
+//! (gathered from the brick, or a uniform leaf's value), the cubic along the ray and which of
+//! `first_root`'s cases holds, the walk's next cell and its exits. Lane by lane remain only the
+//! root searches (each case's lanes in turn, with `first_root`'s own functions), the corners of
+//! a cell across leaves, a crossing on the clamped rim of the domain (the one-ray crossing), and
+//! the rays that leave the stage: with a result, or back to far steps.
 
 use super::super::{
     bracket_root, cell_face, cubic as cubic_at, cubic_along, search_root, shape_lanes, walk_cell,
@@ -19,7 +20,7 @@ use super::super::{
 use super::{fill, Round, EMPTY, VECTOR};
 use crate::geom::sdf::fmax;
 use crate::lanes::{F32x8, Mask8, U32x8};
-use crate::scene::dag::{EnvEntry, KIND_BRICK, PAYLOAD_BITS, PAYLOAD_MAX};
+use crate::scene::dag::{EnvEntry, KIND_BRICK, KIND_INSIDE, PAYLOAD_BITS, PAYLOAD_MAX};
 
 /// Lanes of the near stage.
 pub(super) const NEAR: usize = 32;
@@ -306,11 +307,10 @@ impl Near {
             .shift_right(U32x8::splat(PAYLOAD_BITS))
             .eq(U32x8::splat(KIND_BRICK));
         let rim_bits = rim.bits() & !walk_bits;
-        let slow = !(inside.and(brick).bits()) & (live >> (v * VECTOR)) & 0xff & !rim_bits;
+        let slow = !inside.bits() & (live >> (v * VECTOR)) & 0xff & !rim_bits;
         // The corners in the brick (`March::grid_corners`): the codes at offsets 0, 1, 8, 9,
-        // 64, 65, 72 and 73 from corner 0, as four words (see `Lanes::round_vector`). Lanes
-        // read elsewhere (a cell across leaves, a leaf without a brick) take the first brick's
-        // codes here, and their corners below.
+        // 64, 65, 72 and 73 from corner 0, as four words (see `Lanes::round_vector`). A cell
+        // across leaves takes the first brick's codes here, and its corners below.
         let payload = leaf & U32x8::splat(PAYLOAD_MAX);
         let first = U32x8::splat(0).select(brick, payload.shift_left(U32x8::splat(9)));
         let seven = U32x8::splat(7);
@@ -326,12 +326,18 @@ impl Near {
                 .shift_right_signed(U32x8::splat(24))
         };
         let quant = F32x8::splat(c.quant);
+        // A cell in a uniform leaf: every corner the leaf's value (`PoolView::sample_leaf`).
+        let truncation = F32x8::splat(c.view.info.truncation_vox);
+        let solid = leaf
+            .shift_right(U32x8::splat(PAYLOAD_BITS))
+            .eq(U32x8::splat(KIND_INSIDE));
+        let uniform = truncation.select(solid, zero - truncation);
         let mut k: [F32x8; 8] = std::array::from_fn(|corner| {
             let code = match corner {
                 6 | 7 => byte(words[3], corner as u32 - 4),
                 _ => byte(words[corner / 2], corner as u32 % 2),
             };
-            code.to_f32() * quant
+            uniform.select(brick, code.to_f32() * quant)
         });
         if slow != 0 {
             corners_apart(c, slow, i0, &mut k);
@@ -500,8 +506,8 @@ impl Near {
     }
 }
 
-/// The corners of the lanes in `slow` (of cells `i0`) whose cell lies across leaves or in a
-/// leaf without a brick, one lane at a time: each corner's leaf read from the table
+/// The corners of the lanes in `slow` (of cells `i0`) whose cell lies across leaves, one lane at
+/// a time: each corner's leaf read from the table
 /// ([`LeafTable::corners`](super::super::LeafTable::corners)). In vectors (three gathers per
 /// corner in every lane) it cast camera rays 3–7% slower.
 #[inline(never)]
