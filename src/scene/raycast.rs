@@ -75,7 +75,7 @@ use rayon::prelude::*;
 
 use super::dag::{
     ref_kind, ref_payload, uniform_bound, EnvEntry, PoolInfo, PoolView, BRICK, CODE_MAX,
-    KIND_BRICK, KIND_INSIDE, KIND_OUTSIDE,
+    KIND_BRICK, KIND_INSIDE, KIND_NODE, KIND_OUTSIDE,
 };
 use crate::exec::Launch;
 use crate::geom::sdf::{fmax, fmin};
@@ -641,25 +641,59 @@ impl LeafTable {
         if tag >> 8 == self.epoch {
             return (self.refs[i], tag & 0xff);
         }
+        self.fill(view, v);
+        (self.refs[i], self.tags[i] & 0xff)
+    }
+
+    /// Fills the entries of the *region* around voxel `v`: the aligned cube of
+    /// [`FILL_MAX_SIDE`] blocks per axis (or the grid, if smaller) that holds it. Where a leaf
+    /// covers the region, its blocks there; else every leaf under the region's node. Rays
+    /// crossing empty space meet large uniform leaves block after block, and rays near a
+    /// surface the bricks beside one another: one descent serves them all.
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self, view: &PoolView, v: [u32; 3]) {
         let root = self.root.expect("a table is started before use");
-        let (r, _, size) = view.leaf(root, v);
-        let shift = size.trailing_zeros();
+        let region = (BRICK * FILL_MAX_SIDE).trailing_zeros();
+        let mut r = root;
+        let mut shift = self.log_blocks + BRICK.trailing_zeros();
+        while ref_kind(r) == KIND_NODE && shift > region {
+            shift -= 1;
+            let child =
+                ((v[0] >> shift) & 1) | ((v[1] >> shift) & 1) << 1 | ((v[2] >> shift) & 1) << 2;
+            r = view.nodes[ref_payload(r) as usize].children[child as usize];
+        }
+        let side = shift.min(region);
+        let min = v.map(|c| (c >> side) << side);
+        self.fill_under(view, r, min, shift, side);
+    }
+
+    /// Writes the entries of the box at `min` of side `2^side` voxels, which lies in the tree
+    /// under `r`, a box of side `2^shift` (`shift ≥ side`; equal where `r` is a node).
+    fn fill_under(&mut self, view: &PoolView, r: u32, min: [u32; 3], shift: u32, side: u32) {
+        if ref_kind(r) == KIND_NODE {
+            let half = shift - 1;
+            let node = &view.nodes[ref_payload(r) as usize];
+            for (child, &c) in node.children.iter().enumerate() {
+                let at: [u32; 3] =
+                    std::array::from_fn(|a| min[a] + ((((child as u32) >> a) & 1) << half));
+                self.fill_under(view, c, at, half, half);
+            }
+            return;
+        }
+        let lb = self.log_blocks;
         let tag = self.epoch << 8 | shift;
-        // The leaf's other blocks too, the aligned cube of up to [`FILL_MAX_SIDE`] blocks per
-        // axis around this one (leaves are aligned to their sides): rays crossing empty space
-        // meet large uniform leaves, block after block.
-        let side = (size / BRICK).min(FILL_MAX_SIDE);
-        let from = b.map(|c| c - c % side);
-        for z in from[2]..from[2] + side {
-            for y in from[1]..from[1] + side {
+        let from = min.map(|c| c / BRICK);
+        let blocks = (1u32 << side) / BRICK;
+        for z in from[2]..from[2] + blocks {
+            for y in from[1]..from[1] + blocks {
                 let row = (y << lb | z << (2 * lb)) as usize;
-                for x in from[0]..from[0] + side {
+                for x in from[0]..from[0] + blocks {
                     self.tags[row + x as usize] = tag;
                     self.refs[row + x as usize] = r;
                 }
             }
         }
-        (r, shift)
     }
 }
 
@@ -685,7 +719,7 @@ impl LeafTable {
     }
 }
 
-/// The most blocks per axis of a leaf that [`LeafTable::leaf`] fills at once.
+/// Blocks per axis of the region [`LeafTable::leaf`] fills at once.
 const FILL_MAX_SIDE: u32 = 4;
 
 /// Deepest tree: `R = 1024` has 7 node levels above the bricks.
