@@ -585,13 +585,15 @@ impl Drop for SpareTable {
 const TABLE_MAX_LOG_BLOCKS: u32 = 6;
 
 /// One worker's memo of the leaf holding each brick-sized block (8³ voxels, aligned) of the
-/// env it casts in, filled as rays first reach a block: a ray moving to another leaf reads one
-/// entry instead of descending the DAG from the common ancestor (a chain of dependent loads of
-/// varying length). Leaves are aligned boxes of at least 8 voxels, so a block lies in exactly
-/// one leaf. Entries are stamped with an epoch; one of an older epoch is unknown. The epoch moves
-/// on whenever the root changes (envs that share a root share their tree, and with it the
-/// table), so switching envs costs nothing; the memo lives for one [`cast_rays`] call, within
-/// which the pool does not change.
+/// env it casts in, filled a region of [`FILL_MAX_SIDE`]³ blocks at a time as rays first reach
+/// one of its blocks: a ray moving to another leaf reads one entry instead of descending the
+/// DAG from the common ancestor (a chain of dependent loads of varying length). Leaves are
+/// aligned boxes of at least 8 voxels, so a block lies in exactly one leaf. Entries are stamped
+/// with an epoch; one of an older epoch is unknown. The epoch moves on whenever the root changes
+/// (envs that share a root share their tree, and with it the table), so switching envs costs
+/// nothing, and at the start of every [`cast_rays`] call (a worker keeps its table for the next
+/// call, [`SpareTable`], whose pool may differ): the entries serve one call, within which the
+/// pool does not change.
 struct LeafTable {
     /// `epoch << 8 | log2(leaf side)`, per block (`x + n·y + n²·z`).
     tags: Vec<u32>,

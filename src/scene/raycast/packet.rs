@@ -149,22 +149,9 @@ impl Lanes {
         // `March::at` and `March::voxel` (the clamped point truncated is its floor).
         let q = [0, 1, 2].map(|a| p[a] + t * d[a]);
         let voxel = q.map(|q| q.max(zero).min(F32x8::splat(c.top)).truncate_u32());
-        // `LeafTable::leaf` and `Cursor::locate`: the blocks the table has not met are filled
-        // first, out of line (rare once the table is warm), then every lane reads its entry.
-        let (lb, three) = (U32x8::splat(c.table.log_blocks), U32x8::splat(3));
-        let block = voxel.map(|v| v.shift_right(three));
-        let index = block[0] | block[1].shift_left(lb) | block[2].shift_left(lb + lb);
-        let mut tag = U32x8::gather(&c.table.tags, index);
-        let known = tag
-            .shift_right(U32x8::splat(8))
-            .eq(U32x8::splat(c.table.epoch))
-            .bits();
-        if known != (1 << VECTOR) - 1 {
-            fill(c, known, voxel);
-            tag = U32x8::gather(&c.table.tags, index);
-        }
-        let leaf = U32x8::gather(&c.table.refs, index);
-        let shift = tag & U32x8::splat(0xff);
+        // `LeafTable::leaf` and `Cursor::locate`.
+        let (leaf, shift) = leaves(c, voxel);
+        let three = U32x8::splat(3);
         let min = voxel.map(|v| v.shift_right(shift).shift_left(shift));
         let size = one.shift_left(shift).to_f32();
         // `March::exit` and the uniform jump.
@@ -234,6 +221,29 @@ impl Lanes {
         taken.bound[lanes].copy_from_slice(&bound.to_array());
         taken.plain |= outside.or(brick.and(far)).bits() << (v * VECTOR);
     }
+}
+
+/// The leaf holding each lane's voxel, `(reference, log2 of its side)`, as [`LeafTable::leaf`]
+/// finds it: the blocks the table has not met are filled first, out of line (rare once the
+/// table is warm), then every lane reads its entry.
+#[inline(always)]
+fn leaves(c: &mut Round<'_, '_>, voxel: [U32x8; 3]) -> (U32x8, U32x8) {
+    let (lb, three) = (U32x8::splat(c.table.log_blocks), U32x8::splat(3));
+    let block = voxel.map(|v| v.shift_right(three));
+    let index = block[0] | block[1].shift_left(lb) | block[2].shift_left(lb + lb);
+    let mut tag = U32x8::gather(&c.table.tags, index);
+    let known = tag
+        .shift_right(U32x8::splat(8))
+        .eq(U32x8::splat(c.table.epoch))
+        .bits();
+    if known != (1 << VECTOR) - 1 {
+        fill(c, known, voxel);
+        tag = U32x8::gather(&c.table.tags, index);
+    }
+    (
+        U32x8::gather(&c.table.refs, index),
+        tag & U32x8::splat(0xff),
+    )
 }
 
 /// Fills the table's entries of the lanes not in `known` (their blocks met for the first time,

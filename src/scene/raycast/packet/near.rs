@@ -17,7 +17,7 @@ use super::super::{
     bracket_root, cell_face, cubic as cubic_at, cubic_along, search_root, shape_lanes, walk_cell,
     CastOptions, March, RayStart, BUDGET, CELL_NUDGE_VOX, HIT, MISS, WALK_STAY_VOX,
 };
-use super::{fill, Round, EMPTY, VECTOR};
+use super::{leaves, Round, EMPTY, VECTOR};
 use crate::geom::sdf::fmax;
 use crate::lanes::{F32x8, Mask8, U32x8};
 use crate::scene::dag::{EnvEntry, KIND_BRICK, KIND_INSIDE, PAYLOAD_BITS, PAYLOAD_MAX};
@@ -281,20 +281,7 @@ impl Near {
         let exit = (t + s_cross).select(walking, exit_walk);
         // The leaf holding corner 0 (`LeafTable::leaf`), and whether the cell lies in it.
         let three = U32x8::splat(3);
-        let lb = U32x8::splat(c.table.log_blocks);
-        let block = i0.map(|v| v.shift_right(three));
-        let index = block[0] | block[1].shift_left(lb) | block[2].shift_left(lb + lb);
-        let mut tag = U32x8::gather(&c.table.tags, index);
-        let known = tag
-            .shift_right(U32x8::splat(8))
-            .eq(U32x8::splat(c.table.epoch))
-            .bits();
-        if known != (1 << VECTOR) - 1 {
-            fill(c, known, i0);
-            tag = U32x8::gather(&c.table.tags, index);
-        }
-        let leaf = U32x8::gather(&c.table.refs, index);
-        let shift = tag & U32x8::splat(0xff);
+        let (leaf, shift) = leaves(c, i0);
         let one_u = U32x8::splat(1);
         let inside = (0..3).fold(Mask8::from_bools([true; 8]), |m, a| {
             m.and(
