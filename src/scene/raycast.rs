@@ -253,8 +253,13 @@ pub fn cast_rays(
             .zip(out.steps.par_chunks_mut(CHUNK))
             .enumerate()
             .for_each_init(
-                || SpareTable::take(view.info.resolution),
-                |table, (c, ((dist, hit), steps))| {
+                || {
+                    (
+                        SpareTable::take(view.info.resolution),
+                        packet::Queues::default(),
+                    )
+                },
+                |(table, queues), (c, ((dist, hit), steps))| {
                     let first = c * CHUNK;
                     match table.0.as_mut() {
                         // Runs of rays of one env, a packet at a time.
@@ -273,6 +278,7 @@ pub fn cast_rays(
                                     &dirs[rays],
                                     opts,
                                     table,
+                                    queues,
                                     (&mut dist[j..end], &mut hit[j..end], &mut steps[j..end]),
                                 );
                                 j = end;

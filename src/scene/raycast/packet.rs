@@ -102,6 +102,19 @@ struct Taken {
 }
 
 impl Lanes {
+    /// Lanes without rays.
+    fn new() -> Self {
+        Lanes {
+            p: [[0.0; PACKET]; 3],
+            d: [[0.0; PACKET]; 3],
+            inv: [[f32::INFINITY; PACKET]; 3],
+            hi: [0.0; PACKET],
+            t: [0.0; PACKET],
+            step: [0; PACKET],
+            ray: [EMPTY; PACKET],
+        }
+    }
+
     /// Lane `l`'s ray.
     fn ray(&self, l: usize) -> RayStart {
         RayStart {
@@ -124,6 +137,12 @@ impl Lanes {
         self.t[l] = ray.lo;
         self.step[l] = 0;
         self.ray[l] = index;
+    }
+
+    /// Puts `parked` in lane `l`, its march at the parked `(t, step)`.
+    fn put_parked(&mut self, l: usize, parked: &Parked) {
+        self.put(l, &parked.ray, parked.index);
+        (self.t[l], self.step[l]) = (parked.t, parked.step);
     }
 
     /// Every lane's step at its `t`: [`march`](super::march)'s arithmetic for a uniform jump and
@@ -260,6 +279,14 @@ fn fill(c: &mut Round<'_, '_>, known: u32, voxel: [U32x8; 3]) {
     }
 }
 
+/// Rays handed from one stage to the other, waiting for a lane: a worker's, kept from run to
+/// run (empty between runs) so that a run allocates nothing once they have grown.
+#[derive(Default)]
+pub(super) struct Queues {
+    to_far: Vec<Parked>,
+    to_near: Vec<Parked>,
+}
+
 /// Casts the rays `origins[i]`, `dirs[i]` of one env through `table` (whose grid holds the
 /// env's), writing ray `i`'s result to `out.0[i]`, `out.1[i]`, `out.2[i]`: the results of
 /// [`march`](super::march) one ray at a time, bit for bit.
@@ -271,6 +298,7 @@ pub(super) fn cast_run(
     dirs: &[[f32; 3]],
     opts: &CastOptions,
     table: &mut LeafTable,
+    queues: &mut Queues,
     out: (&mut [f32], &mut [u8], &mut [u32]),
 ) {
     let (distance, hit, steps) = out;
@@ -282,18 +310,10 @@ pub(super) fn cast_run(
     };
     table.start(env.root);
     let codes: &[i8] = bytemuck::cast_slice(view.bricks);
-    let mut lanes = Lanes {
-        p: [[0.0; PACKET]; 3],
-        d: [[0.0; PACKET]; 3],
-        inv: [[f32::INFINITY; PACKET]; 3],
-        hi: [0.0; PACKET],
-        t: [0.0; PACKET],
-        step: [0; PACKET],
-        ray: [EMPTY; PACKET],
-    };
+    let mut lanes = Lanes::new();
     let mut next = 0;
-    // Rays handed from one stage to the other, waiting for a lane.
-    let (mut to_far, mut to_near) = (Vec::<Parked>::new(), Vec::<Parked>::new());
+    let Queues { to_far, to_near } = queues;
+    debug_assert!(to_far.is_empty() && to_near.is_empty());
     let mut near = Near::new();
     // The far lanes holding a ray.
     let mut live = 0u32;
@@ -317,8 +337,7 @@ pub(super) fn cast_run(
         while free != 0 {
             let l = free.trailing_zeros() as usize;
             if let Some(parked) = to_far.pop() {
-                lanes.put(l, &parked.ray, parked.index);
-                (lanes.t[l], lanes.step[l]) = (parked.t, parked.step);
+                lanes.put_parked(l, &parked);
             } else {
                 let ray = loop {
                     if next == n || to_near.len() >= NEAR {
@@ -389,7 +408,7 @@ pub(super) fn cast_run(
                 live &= !(1 << l);
             }
         }
-        near.fill(&mut to_near);
+        near.fill(to_near);
         let near_live = near.live();
         if near_live == 0 && live == 0 && to_far.is_empty() && next == n {
             return;

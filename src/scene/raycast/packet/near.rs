@@ -17,23 +17,13 @@ use super::super::{
     bracket_root, cell_face, cubic as cubic_at, cubic_along, search_root, shape_lanes, walk_cell,
     CastOptions, March, RayStart, BUDGET, CELL_NUDGE_VOX, HIT, MISS, WALK_STAY_VOX,
 };
-use super::{leaves, Round, EMPTY, VECTOR};
+use super::{leaves, Lanes, Round, ALL, PACKET, VECTOR};
 use crate::geom::sdf::fmax;
 use crate::lanes::{F32x8, Mask8, U32x8};
 use crate::scene::dag::{EnvEntry, KIND_BRICK, KIND_INSIDE, PAYLOAD_BITS, PAYLOAD_MAX};
 
-/// Lanes of the near stage.
-pub(super) const NEAR: usize = 32;
-
-// The lane masks are `u32`, and the stage is whole vectors.
-const _: () = assert!(NEAR <= 32 && NEAR % VECTOR == 0);
-
-/// Every lane.
-const ALL: u32 = if NEAR == 32 {
-    u32::MAX
-} else {
-    (1 << NEAR) - 1
-};
+/// Lanes of the near stage: as many as the far stage's, whose ray arrays it holds too.
+pub(super) const NEAR: usize = PACKET;
 
 /// A ray between the two stages, at `(t, step)` of its march.
 #[derive(Clone, Copy)]
@@ -59,14 +49,8 @@ pub(super) enum Moved {
 
 /// The rays in the near stage, one per lane, as arrays over the lanes.
 pub(super) struct Near {
-    p: [[f32; NEAR]; 3],
-    d: [[f32; NEAR]; 3],
-    inv: [[f32; NEAR]; 3],
-    hi: [f32; NEAR],
-    t: [f32; NEAR],
-    step: [u32; NEAR],
-    /// Each lane's ray (an index into the run), where `live` holds the lane.
-    ray: [usize; NEAR],
+    /// The rays, their `t` and steps (each lane's index into the run where `live` holds it).
+    rays: Lanes,
     /// The lanes holding a ray.
     live: u32,
     /// A crossing lane's bound at `t` ([`Parked::bound`]).
@@ -97,13 +81,7 @@ struct Leaving {
 impl Near {
     pub(super) fn new() -> Self {
         Near {
-            p: [[0.0; NEAR]; 3],
-            d: [[0.0; NEAR]; 3],
-            inv: [[f32::INFINITY; NEAR]; 3],
-            hi: [0.0; NEAR],
-            t: [0.0; NEAR],
-            step: [0; NEAR],
-            ray: [EMPTY; NEAR],
+            rays: Lanes::new(),
             live: 0,
             bound: [0.0; NEAR],
             walking: 0,
@@ -133,37 +111,17 @@ impl Near {
 
     /// Puts `parked` in lane `l`, to cross the cell at its `t`.
     fn put(&mut self, l: usize, parked: &Parked) {
-        let ray = &parked.ray;
-        for a in 0..3 {
-            self.p[a][l] = ray.p[a];
-            self.d[a][l] = ray.d[a];
-            self.inv[a][l] = ray.inv[a];
-        }
-        self.hi[l] = ray.hi;
-        self.t[l] = parked.t;
-        self.step[l] = parked.step;
-        self.ray[l] = parked.index;
+        self.rays.put_parked(l, parked);
         self.bound[l] = parked.bound;
         self.walking &= !(1 << l);
         self.live |= 1 << l;
     }
 
-    /// Lane `l`'s ray.
-    fn ray_of(&self, l: usize) -> RayStart {
-        RayStart {
-            p: [self.p[0][l], self.p[1][l], self.p[2][l], 0.0],
-            d: [self.d[0][l], self.d[1][l], self.d[2][l], 0.0],
-            inv: [self.inv[0][l], self.inv[1][l], self.inv[2][l]],
-            lo: 0.0,
-            hi: self.hi[l],
-        }
-    }
-
     /// Lane `l`'s ray parked at `(t, step)`, the lane emptied.
     fn park(&mut self, l: usize, t: f32, step: u32) -> Parked {
         let parked = Parked {
-            ray: self.ray_of(l),
-            index: self.ray[l],
+            ray: self.rays.ray(l),
+            index: self.rays.ray[l],
             t,
             step,
             bound: 0.0,
@@ -201,7 +159,7 @@ impl Near {
             let l = pending.trailing_zeros() as usize;
             pending &= pending - 1;
             let bit = 1 << l;
-            let (t, step) = (out.t[l], self.step[l]);
+            let (t, step) = (out.t[l], self.rays.step[l]);
             let result = if out.rim & bit != 0 {
                 match self.cross_rim(c, env, l) {
                     Moved::Stay => continue,
@@ -212,7 +170,7 @@ impl Near {
                     Moved::Done(result) => result,
                 }
             } else if out.budget & bit != 0 {
-                (self.t[l] * h, BUDGET, opts.max_steps)
+                (self.rays.t[l] * h, BUDGET, opts.max_steps)
             } else if out.past & bit != 0 {
                 (opts.no_hit_value, MISS, step)
             } else if out.hit & bit != 0 {
@@ -243,11 +201,11 @@ impl Near {
         let (zero, one, top) = (F32x8::splat(0.0), F32x8::splat(1.0), F32x8::splat(c.top));
         let walk_bits = (self.walking >> (v * VECTOR)) & 0xff;
         let walking = lanes_of(walk_bits);
-        let t = part(&self.t);
-        let hi = part(&self.hi);
-        let p = self.p.each_ref().map(part);
-        let d = self.d.each_ref().map(part);
-        let inv = self.inv.each_ref().map(part);
+        let t = part(&self.rays.t);
+        let hi = part(&self.rays.hi);
+        let p = self.rays.p.each_ref().map(part);
+        let d = self.rays.d.each_ref().map(part);
+        let inv = self.rays.inv.each_ref().map(part);
         // `March::at`, less the half voxel: grid coordinates.
         let g: [F32x8; 3] = std::array::from_fn(|a| (p[a] + t * d[a]) - F32x8::splat(0.5));
         // `March::cross_cell` off the rim: the cell, the fractions and the exit.
@@ -364,7 +322,7 @@ impl Near {
         // The walk's checks before its cell (its budget is the march's), and the lanes that
         // take a cell here (a crossing on the rim is taken one ray at a time).
         let live_bits = (live >> (v * VECTOR)) & 0xff;
-        let step = upart(&self.step);
+        let step = upart(&self.rays.step);
         let budget = step.eq(U32x8::splat(opts.max_steps)).and(walking);
         let past = t.gt(hi).and(walking).and_not(budget);
         let takes = lanes_of(live_bits & !budget.or(past).bits() & !rim_bits);
@@ -436,8 +394,8 @@ impl Near {
         let ustore =
             |a: &mut [u32; NEAR], x: U32x8| a[lanes.clone()].copy_from_slice(&x.to_array());
         let stay_t = t.select(walk_stay, t.max(exit)).select(cross_stay, after);
-        store(&mut self.t, stay_t);
-        ustore(&mut self.step, step);
+        store(&mut self.rays.t, stay_t);
+        ustore(&mut self.rays.step, step);
         for a in 0..3 {
             let cell = walk_cell[a]
                 .select(walk_stay, next_cell[a])
@@ -463,10 +421,10 @@ impl Near {
     /// Crossing lane `l` on the clamped rim of the domain: `march`'s cell crossing, one ray
     /// at a time, up to the walk's first cell.
     fn cross_rim(&mut self, c: &mut Round<'_, '_>, env: &EnvEntry, l: usize) -> Moved {
-        let t = self.t[l];
-        let step = self.step[l] + 1;
-        self.step[l] = step;
-        let ray = self.ray_of(l);
+        let t = self.rays.t[l];
+        let step = self.rays.step[l] + 1;
+        self.rays.step[l] = step;
+        let ray = self.rays.ray(l);
         let mut march = March::new(c.view, env.root, &ray, Some(&mut *c.table));
         let q = march.at(t).to_array();
         let (exit, root, low) = march.cross_cell(t, q, ray.hi);
@@ -487,7 +445,7 @@ impl Near {
             self.cell[a][l] = ia;
             self.faces[a][l] = cell_face(p[a], d[a], ray.inv[a], ia);
         }
-        self.t[l] = t;
+        self.rays.t[l] = t;
         self.walking |= 1 << l;
         Moved::Stay
     }
