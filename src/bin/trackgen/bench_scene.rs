@@ -167,7 +167,8 @@ fn ray_row(
 
 /// Writes `k` random rays per env of `view` to `o`, `d`: each from a uniform point of the env's
 /// domain whose stored field is above one voxel (the first of 64 draws that is; the spawn point
-/// if none), in a uniform direction, drawn from the stream of `(seed, env)`.
+/// if none), in a uniform direction (the first of 64 draws in the unit ball; straight up if
+/// none), drawn from the stream of `(seed, env)`.
 fn random_rays(view: &PoolView, k: usize, seed: u64, o: &mut [[f32; 3]], d: &mut [[f32; 3]]) {
     /// The random stream's stage (`"RAYS"`).
     const STAGE: u32 = 0x5241_5953;
@@ -180,13 +181,13 @@ fn random_rays(view: &PoolView, k: usize, seed: u64, o: &mut [[f32; 3]], d: &mut
                 .map(|_| std::array::from_fn(|a| env.origin[a] + side * rng.unit()))
                 .find(|&p| sdf_at(view, e, p).is_some_and(|v| v > env.voxel_size))
                 .unwrap_or(env.spawn);
-            d[i] = loop {
-                let v: [f32; 3] = std::array::from_fn(|_| rng.signed());
-                let n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-                if n2 > 1e-4 && n2 <= 1.0 {
-                    break v;
-                }
-            };
+            d[i] = (0..64)
+                .map(|_| std::array::from_fn(|_| rng.signed()))
+                .find(|v: &[f32; 3]| {
+                    let n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+                    n2 > 1e-4 && n2 <= 1.0
+                })
+                .unwrap_or([0.0, 0.0, 1.0]);
         }
     }
 }

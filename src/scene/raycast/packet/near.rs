@@ -340,18 +340,10 @@ impl Near {
         };
         // A walking lane moves into the neighbour across its nearest face (`next_cell`),
         // unless that is past the grid's last cell.
-        let nearest = [
-            faces[1].ge(faces[0]).and(faces[2].ge(faces[0])),
-            faces[2]
-                .ge(faces[1])
-                .and_not(faces[1].ge(faces[0]).and(faces[2].ge(faces[0]))),
-        ];
         let every = zero.eq(zero);
-        let nearest = [
-            nearest[0],
-            nearest[1],
-            every.and_not(nearest[0]).and_not(nearest[1]),
-        ];
+        let x = faces[1].ge(faces[0]).and(faces[2].ge(faces[0]));
+        let y = faces[2].ge(faces[1]).and_not(x);
+        let nearest = [x, y, every.and_not(x).and_not(y)];
         let last = top - one;
         let mut beyond = zero.gt(zero);
         let mut next_cell = walk_cell;
