@@ -705,28 +705,6 @@ impl LeafTable {
     }
 }
 
-impl LeafTable {
-    /// The decoded samples at the eight corners of the cell whose corner 0 is voxel `i0`
-    /// (`x + 2y + 4z` order), each corner's leaf read from the table: what
-    /// [`March::grid_corners`] reads, for any cell.
-    fn corners(&mut self, view: &PoolView, i0: [u32; 3]) -> [f32; 8] {
-        let step = view.info.quant_step();
-        std::array::from_fn(|c| {
-            let c = c as u32;
-            let v = [i0[0] + (c & 1), i0[1] + ((c >> 1) & 1), i0[2] + (c >> 2)];
-            let (r, _) = self.leaf(view, v);
-            if ref_kind(r) == KIND_BRICK {
-                // `i < 512`: three bits per axis.
-                let i = (v[0] & 7) | (v[1] & 7) << 3 | (v[2] & 7) << 6;
-                f32::from(view.bricks[ref_payload(r) as usize][(i & 511) as usize]) * step
-            } else {
-                // A uniform leaf's value does not depend on the sample's place.
-                view.sample_leaf(r, v, v)
-            }
-        })
-    }
-}
-
 /// Blocks per axis of the region [`LeafTable::leaf`] fills at once.
 const FILL_MAX_SIDE: u32 = 4;
 

@@ -444,19 +444,47 @@ impl Near {
 }
 
 /// The corners of the lanes in `slow` (of cells `i0`) whose cell lies across leaves, one lane at
-/// a time: each corner's leaf read from the table
-/// ([`LeafTable::corners`](super::super::LeafTable::corners)). In vectors (three gathers per
-/// corner in every lane) it cast camera rays 3–7% slower.
+/// a time with its eight corners in a vector: each corner's leaf read from the table
+/// ([`leaves`]), then its code gathered from its brick (a uniform leaf's value where the corner
+/// has no brick), as [`March::grid_corners`](super::super::March::grid_corners) reads them. The
+/// corners in every slow lane's vector at once (three gathers per corner) cast camera rays 3–7%
+/// slower; each corner's leaf and kind read one after another (`LeafTable::leaf`, a branch on
+/// the kind) cost about 180 instructions and most of a mispredicted branch per lane.
 #[inline(never)]
 fn corners_apart(c: &mut Round<'_, '_>, slow: u32, i0: [U32x8; 3], k: &mut [F32x8; 8]) {
     let i0 = i0.map(U32x8::to_array);
     let mut lanes = k.map(F32x8::to_array);
+    // Corner `j`'s offset along each axis (`x + 2y + 4z` order).
+    let corner = U32x8::load(&[0, 1, 2, 3, 4, 5, 6, 7]);
+    let one = U32x8::splat(1);
+    let offset = [0, 1, 2].map(|a| corner.shift_right(U32x8::splat(a)) & one);
+    let (seven, three, zero) = (U32x8::splat(7), U32x8::splat(3), U32x8::splat(0));
+    let quant = F32x8::splat(c.quant);
+    let truncation = F32x8::splat(c.view.info.truncation_vox);
     let mut pending = slow;
     while pending != 0 {
         let l = pending.trailing_zeros() as usize;
         pending &= pending - 1;
-        let corners = c.table.corners(c.view, [i0[0][l], i0[1][l], i0[2][l]]);
-        for (lane, v) in lanes.iter_mut().zip(corners) {
+        let v: [U32x8; 3] = std::array::from_fn(|a| U32x8::splat(i0[a][l]) + offset[a]);
+        let (leaf, _) = leaves(c, v);
+        let kind = leaf.shift_right(U32x8::splat(PAYLOAD_BITS));
+        let brick = kind.eq(U32x8::splat(KIND_BRICK));
+        let solid = kind.eq(U32x8::splat(KIND_INSIDE));
+        let uniform = truncation.select(solid, F32x8::splat(0.0) - truncation);
+        // The code's byte offset (a uniform leaf's: the first brick's first code, ignored),
+        // read from the aligned word holding it (the bricks are whole words).
+        let local = (v[0] & seven)
+            | (v[1] & seven).shift_left(three)
+            | (v[2] & seven).shift_left(U32x8::splat(6));
+        let payload = leaf & U32x8::splat(PAYLOAD_MAX);
+        let at = zero.select(brick, payload.shift_left(U32x8::splat(9)) | local);
+        let word = U32x8::gather_words(c.codes, at & U32x8::splat(!3));
+        let code = word
+            .shift_right((at & three).shift_left(three))
+            .shift_left(U32x8::splat(24))
+            .shift_right_signed(U32x8::splat(24));
+        let value = uniform.select(brick, code.to_f32() * quant).to_array();
+        for (lane, v) in lanes.iter_mut().zip(value) {
             lane[l] = v;
         }
     }
