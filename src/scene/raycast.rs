@@ -673,7 +673,54 @@ impl LeafTable {
         }
         let side = shift.min(region);
         let min = v.map(|c| (c >> side) << side);
-        self.fill_under(view, r, min, shift, side);
+        if side == region {
+            self.fill_region(view, r, min, shift);
+        } else {
+            self.fill_under(view, r, min, shift, side);
+        }
+    }
+
+    /// [`fill_under`](Self::fill_under) of a whole region (its min corner `min`) under `r`,
+    /// a box of side `2^shift`, unrolled: a leaf covering the region writes all its blocks,
+    /// and a node each child's two blocks per axis, the child's leaf or, under a node child,
+    /// each block's leaf (the children of a node two blocks wide are leaves of one block). The
+    /// kind of each child is a select, not a branch: children of mixed kinds are the rule
+    /// near surfaces.
+    fn fill_region(&mut self, view: &PoolView, r: u32, min: [u32; 3], shift: u32) {
+        const SIDE: usize = FILL_MAX_SIDE as usize;
+        let lb = self.log_blocks;
+        let from = min.map(|c| c / BRICK);
+        let base = (from[0] | from[1] << lb | from[2] << (2 * lb)) as usize;
+        // Block `(x, y, z)` of the region.
+        let at = |x: usize, y: usize, z: usize| base + x + (y << lb) + (z << (2 * lb));
+        let epoch = self.epoch << 8;
+        if ref_kind(r) != KIND_NODE {
+            for z in 0..SIDE {
+                for y in 0..SIDE {
+                    let row = at(0, y, z);
+                    self.tags[row..row + SIDE].fill(epoch | shift);
+                    self.refs[row..row + SIDE].fill(r);
+                }
+            }
+            return;
+        }
+        let brick_shift = BRICK.trailing_zeros();
+        for (child, &c) in view.nodes[ref_payload(r) as usize]
+            .children
+            .iter()
+            .enumerate()
+        {
+            let node = ref_kind(c) == KIND_NODE;
+            // Not a node: the children of node 0, read and replaced by `c`.
+            let kids = view.nodes[if node { ref_payload(c) as usize } else { 0 }].children;
+            let tag = epoch | if node { brick_shift } else { brick_shift + 1 };
+            for (g, &k) in kids.iter().enumerate() {
+                let corner = |a: usize| 2 * ((child >> a) & 1) + ((g >> a) & 1);
+                let i = at(corner(0), corner(1), corner(2));
+                self.tags[i] = tag;
+                self.refs[i] = if node { k } else { c };
+            }
+        }
     }
 
     /// Writes the entries of the box at `min` of side `2^side` voxels, which lies in the tree
