@@ -44,13 +44,19 @@ trackgen Python module (`pip install ./interop/python`) and embreex (`pip instal
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
 
-import numpy as np
+# numpy's BLAS threads spin on after a call (the setup's) and their time counts in the process's
+# CPU time, of whichever engine runs then: one BLAS thread, set before numpy loads it.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-import trackgen
+import numpy as np  # noqa: E402
+
+import trackgen  # noqa: E402
 
 COLUMNS = [
     "scene",
