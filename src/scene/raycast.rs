@@ -3,7 +3,8 @@
 //!
 //! **The surface** a ray meets is the zero set of `I`, the trilinear interpolant of the stored
 //! samples (voxel centres; constant across the half-voxel rim of the domain). A hit is the first
-//! point of the ray where `I ≤ 0`.
+//! point of the ray where `I ≤ 0` outside the space the march certifies free of the true
+//! surface (below).
 //!
 //! **Far from surfaces**, sphere tracing (Hart, *Sphere tracing: a geometric method for the
 //! antialiased ray tracing of implicit surfaces*, The Visual Computer 12, 1996) skips space by
@@ -14,14 +15,18 @@
 //!
 //! 1. **Uniform boxes**: the box's stored bound; the ray jumps to the box's exit, or further by
 //!    the bound.
-//! 2. **Corner bound** in a brick: each of the eight corners `c_i` of the brick's trilinear cell
-//!    around `p` (clamped at the brick's edge) gives a Lipschitz bound `k_i − |p − c_i| − q/2`
-//!    on the distance at `p`, and the ray steps by the best of them,
-//!    `L = max_i (k_i − |p − c_i|) − q/2`: eight square roots, one 8-wide vector. It is never
-//!    below the Jensen bound that averages the eight with the trilinear weights,
-//!    `I(p) − sqrt(Σ_a f_a(1 − f_a) + δ_a²) − q/2` (`f_a` the cell fractions, `δ_a` the
-//!    clamping distance), which the march stepped by before: a maximum is at least a weighted
-//!    mean, and `Σ w_i |p − c_i| ≤ sqrt(Σ w_i |p − c_i|²)`.
+//! 2. **Corner exit** in a brick: each of the eight corners `c_i` of the brick's trilinear cell
+//!    around `p` (clamped at the brick's edge) certifies the ball `B(c_i, ρ_i)`,
+//!    `ρ_i = k_i − q/2`, free of the true surface (the distance at `c_i` is at least `ρ_i`).
+//!    The ray steps to the farthest exit from a ball that holds `p`,
+//!    `max_i (δ_i + sqrt(ρ_i² − |p − c_i|² + δ_i²))` with `δ_i = (c_i − p)·d` (`corner_exit`):
+//!    eight square roots, one 8-wide vector. A ball is convex, so the segment lies in it, and
+//!    the exit is never nearer than the ball's boundary, so the step is never shorter than the
+//!    Lipschitz bound `max_i (ρ_i − |p − c_i|)` the march stepped by before (itself never below
+//!    the Jensen bound `I(p) − sqrt(Σ_a f_a(1 − f_a) + δ_a²) − q/2` it replaced). Along a surface
+//!    and towards corners ahead the exit reaches much further: camera rays take 24–27% fewer
+//!    steps (`trackgen bench-scene --rows rays`: rooms 9.6 → 7.2, gates 12.9 → 9.4, forest 14.1
+//!    → 10.6 at R = 128).
 //!
 //! A step by a certified bound never passes a true surface; it may pass a zero of `I` that lies
 //! in certified free space (where `I` bulges out of the true solid), which is what the truth says.
@@ -60,9 +65,11 @@
 //! (march steps taken).
 //!
 //! - **hit** ([`HIT`]): the first zero of `I` at `distance ≤ max_distance` (see *Accuracy*).
-//! - **start inside a solid** (`I ≤ 0` at the start): distance = where the ray enters the env's
-//!   domain (`0` for an origin inside the domain), hit; so a start reports 0 only within `q/2` of
-//!   a solid where `F` is convex, and within the Jensen gap only near concave corners.
+//! - **start inside a solid** (`I ≤ 0` at the start, and no corner's certified ball holding it
+//!   reaches a quarter voxel along the ray): distance = where the ray enters the env's domain
+//!   (`0` for an origin inside the domain), hit; so a start reports 0 only within `q/2` of a solid
+//!   where `F` is convex, and within the Jensen gap only near concave corners. A start where `I`
+//!   bulges below zero in certified free space steps on, as the march does past any such zero.
 //! - **miss** ([`MISS`]): nothing before `max_distance` or the domain's far side: `no_hit_value`.
 //!   Outside its cubic domain an env is empty.
 //! - **bad ray** (non-finite origin or direction, zero direction): a miss with 0 steps.
@@ -118,9 +125,6 @@ const ROOT_LANES: usize = 32;
 const ROOT_ROUNDS: u32 = 2;
 /// How far past a uniform box's exit a ray is placed, voxels.
 const NUDGE_VOX: f32 = 1e-3;
-/// Eight brick codes (one cell's corners, as [`March::brick_cell`] packs them) all saturated
-/// at `+T`.
-const SATURATED_CELL: u64 = u64::from_ne_bytes([CODE_MAX as u8; 8]);
 /// Rays per parallel work item. The packet's two stages run empty at the end of each item
 /// (up to 64 rays in flight): 1024 cast camera rays 1–5% and random rays 3–10% faster than 512
 /// (`trackgen bench-scene --rows rays,random`, two sets of three alternating runs).
@@ -466,7 +470,7 @@ fn march(
         let bound = if cell.solid_near {
             f32::NEG_INFINITY
         } else {
-            cell.reach - march.qerr
+            cell.exit
         };
         if bound >= CELL_WALK_VOX {
             t += bound;
@@ -506,11 +510,12 @@ enum Walk {
     Leave(f32),
 }
 
-/// The trilinear cell of a brick around a point and the distance bound its corners give.
+/// The trilinear cell of a brick around a point and how far along the ray its corners certify
+/// free space.
 struct Cell {
-    /// The best of the corners' Lipschitz bounds at the point, `max_i (k_i − |p − c_i|)`
-    /// (voxels, before the quantisation error).
-    reach: f32,
+    /// The corner exit ([`corner_exit`]): the ray is certified free from the point for this
+    /// many voxels (`−∞` where no corner certifies the point).
+    exit: f32,
     /// A corner is saturated inside a solid (its true value may be far below the code).
     solid_near: bool,
 }
@@ -957,26 +962,22 @@ impl March<'_, '_, '_> {
         // The point's offset from the lower corner (outside `[0, 1]` past a clamped edge).
         let u = x - lower;
         let w = F32x4::splat(1.0) - u;
-        // Per axis, the squared offsets of the point from the cell's lower and upper corner.
+        // Per axis, the squared offsets of the point from the cell's lower and upper corner,
+        // and the ray's progress towards each (the offsets `c − p` times the direction).
         let (uu, ww) = ((u * u).to_array(), (w * w).to_array());
         let sq: [[f32; 2]; 3] = std::array::from_fn(|a| [uu[a], ww[a]]);
+        let d = F32x4::load(&self.d);
+        let (dn, dp) = (((F32x4::splat(0.0) - u) * d).to_array(), (w * d).to_array());
+        let dots: [[f32; 2]; 3] = std::array::from_fn(|a| [dn[a], dp[a]]);
         let base = (i0[0] + (i0[1] << 3) + (i0[2] << 6)) as usize;
         // One bounds check for the eight corners (`base ≤ 6 · 73`, so the window fits).
         let w = &b[base..base + 74];
         let pair = |o: usize| u64::from(u16::from_le_bytes([w[o] as u8, w[o + 1] as u8]));
         let packed = pair(0) | pair(8) << 16 | pair(64) << 32 | pair(72) << 48;
         let step = self.step;
-        if packed == SATURATED_CELL {
-            // Free space well away from surfaces (most bound steps of a missing ray).
-            let k = f32::from(CODE_MAX) * step;
-            return Cell {
-                reach: saturated_reach(k, sq),
-                solid_near: false,
-            };
-        }
         let k = packed.to_le_bytes().map(|v| f32::from(v as i8) * step);
         Cell {
-            reach: corner_reach(k, sq),
+            exit: corner_exit(k, sq, dots, self.qerr),
             solid_near: has_byte(packed, -CODE_MAX as u8),
         }
     }
@@ -1289,26 +1290,78 @@ fn has_byte(word: u64, byte: u8) -> bool {
     y.wrapping_sub(ONES) & !y & (ONES << 7) != 0
 }
 
-/// The corner bound `max_i (k_i − |p − c_i|)` of a cell with decoded corners `k` (`x + 2y + 4z`
-/// order), where `sq[a]` holds the squared offsets of `p` from the cell's lower and upper face
-/// along axis `a`.
+/// The corner exit of a cell with decoded corners `k` (`x + 2y + 4z` order) at a point `p` on
+/// a ray: how far the ray runs from `p` inside one of the corners' certified free balls
+/// `B(c_i, ρ_i)`, `ρ_i = k_i − e` (`e` the [`bound_error`]), the farthest exit of a ball holding
+/// `p`: `max_i (δ_i + sqrt(ρ_i² − |p − c_i|² + δ_i²))`, `δ_i = (c_i − p)·d`, over the corners
+/// with `|p − c_i|² ≤ ρ_i²` and `ρ_i > 0` (`−∞` if none). `sq[a]` holds the squared offsets of
+/// `p` from the cell's lower and upper face along axis `a`, `dots[a]` the offsets `c − p` to
+/// them times the direction's component. A ball is convex and holds `p`, so the segment to its
+/// exit lies in it; the exit is never before the ball's boundary seen from `p`, so the step is
+/// at least the Lipschitz bound `max_i (ρ_i − |p − c_i|)` in every direction, and along a
+/// surface (a ray grazing a face, a corner ahead of the point) up to twice it and more.
+/// Rounding: `e` holds a margin of `10⁻⁴` voxel, and shrinking a ball by it moves every exit
+/// back by at least as much, far more than the few ulps of these operations.
 #[inline(always)]
-fn corner_reach(k: [f32; 8], sq: [[f32; 2]; 3]) -> f32 {
+fn corner_exit(k: [f32; 8], sq: [[f32; 2]; 3], dots: [[f32; 2]; 3], qerr: f32) -> f32 {
     // Eight lanes (one vector of the x86-64-v3 build), reduced pairwise.
-    let d2: [f32; 8] = std::array::from_fn(|c| sq[0][c & 1] + sq[1][(c >> 1) & 1] + sq[2][c >> 2]);
-    let r: [f32; 8] = std::array::from_fn(|c| k[c] - d2[c].sqrt());
-    let r4: [f32; 4] = std::array::from_fn(|c| fmax(r[c], r[c + 4]));
-    fmax(fmax(r4[0], r4[2]), fmax(r4[1], r4[3]))
+    let s: [f32; 8] = std::array::from_fn(|c| {
+        let (x, y, z) = (c & 1, (c >> 1) & 1, c >> 2);
+        ball_exit(
+            k[c] - qerr,
+            sq[0][x] + sq[1][y] + sq[2][z],
+            dots[0][x] + dots[1][y] + dots[2][z],
+        )
+    });
+    let s4: [f32; 4] = std::array::from_fn(|c| fmax(s[c], s[c + 4]));
+    fmax(fmax(s4[0], s4[2]), fmax(s4[1], s4[3]))
 }
 
-/// [`corner_reach`] of a cell whose eight corners are all `k`, bit for bit: rounded `sqrt` and
-/// `k − x` are monotone, so `max_i (k − sqrt(d2_i)) = k − sqrt(min_i d2_i)`, and rounded
-/// addition is monotone in each term, so `min_i d2_i` is the sum of the per-axis minima added
-/// in the order [`corner_reach`] adds `d2_i`: one square root and no reduction across lanes.
+/// The exit of a ray from a ball of radius `rho` holding its point (`−∞` where it does not
+/// hold it, or has no radius), the point `d2` (squared) from the centre, the centre `dot` ahead
+/// along the ray: [`corner_exit`]'s term per corner, of one corner or of a vector of lanes (the
+/// same operations per lane).
 #[inline(always)]
-fn saturated_reach(k: f32, sq: [[f32; 2]; 3]) -> f32 {
-    let m: [f32; 3] = std::array::from_fn(|a| fmin(sq[a][0], sq[a][1]));
-    k - (m[0] + m[1] + m[2]).sqrt()
+fn ball_exit<T: Exit>(rho: T, d2: T, dot: T) -> T {
+    let rr = rho * rho;
+    let disc = (rr - d2) + dot * dot;
+    (dot + disc.sqrt()).where_inside(rr, d2, rho)
+}
+
+/// What [`ball_exit`] takes besides [`Arith`].
+trait Exit: Arith {
+    fn sqrt(self) -> Self;
+    /// `self` where `rr ≥ d2` and `rho > 0`, else `−∞`.
+    fn where_inside(self, rr: Self, d2: Self, rho: Self) -> Self;
+}
+
+impl Exit for f32 {
+    #[inline(always)]
+    fn sqrt(self) -> f32 {
+        f32::sqrt(self)
+    }
+
+    #[inline(always)]
+    fn where_inside(self, rr: f32, d2: f32, rho: f32) -> f32 {
+        if rr >= d2 && rho > 0.0 {
+            self
+        } else {
+            f32::NEG_INFINITY
+        }
+    }
+}
+
+impl Exit for F32x8 {
+    #[inline(always)]
+    fn sqrt(self) -> F32x8 {
+        F32x8::sqrt(self)
+    }
+
+    #[inline(always)]
+    fn where_inside(self, rr: F32x8, d2: F32x8, rho: F32x8) -> F32x8 {
+        let inside = rr.ge(d2).and(rho.gt(F32x8::splat(0.0)));
+        F32x8::splat(f32::NEG_INFINITY).select(inside, self)
+    }
 }
 
 /// The arithmetic [`trilinear`] and [`cubic_along`] take: one `f32`, or a vector of lanes
@@ -1711,25 +1764,92 @@ mod tests {
         }
     }
 
-    /// The saturated cell's bound is the eight-corner bound bit for bit, for points inside the
-    /// cell and past a clamped brick edge (offsets in [−0.5, 1.5]), and codes of every
-    /// truncation.
+    /// The corner exit is certified and never shorter than the Lipschitz bound: for codes of
+    /// every sign and truncation, points inside the cell and past a clamped brick edge
+    /// (offsets in [−0.5, 1.5]) and directions of every kind, the segment to the exit lies in
+    /// a corner's ball that holds the point (in `f64`, within a tenth of the rounding margin of
+    /// its radius), the exit is at least `max_i (ρ_i − |p − c_i|)`, it is `−∞` only where no
+    /// ball holds the point, and the vector form gives the one-corner form's bits per lane.
     #[test]
-    fn saturated_reach_is_the_corner_bound() {
+    fn corner_exit_stays_in_a_certified_ball() {
         let mut rand = crate::track::geometry::test_unit(0x5eed_0127);
+        let mut longer = 0;
         for i in 0..200_000 {
             let step = (2.0 + 14.0 * rand()) / f32::from(CODE_MAX);
-            let k = f32::from(CODE_MAX) * step;
+            let qerr = 0.5 * step + 1e-4;
+            let k: [f32; 8] = std::array::from_fn(|_| {
+                let code = if i % 3 == 0 {
+                    CODE_MAX
+                } else {
+                    ((2.0 * rand() - 1.0) * f32::from(CODE_MAX)) as i8
+                };
+                f32::from(code) * step
+            });
             let u: [f32; 3] = std::array::from_fn(|_| 2.0 * rand() - 0.5);
             // Points on cell faces and corners as well.
             let u = if i % 4 == 0 { u.map(|x| x.round()) } else { u };
-            let sq = std::array::from_fn(|a| [u[a] * u[a], (1.0 - u[a]) * (1.0 - u[a])]);
-            assert_eq!(
-                saturated_reach(k, sq).to_bits(),
-                corner_reach([k; 8], sq).to_bits(),
-                "offsets {u:?}, k {k}"
+            let mut d: [f32; 3] = std::array::from_fn(|_| 2.0 * rand() - 1.0);
+            if i % 5 == 0 {
+                d[i % 3] = 0.0;
+            }
+            let Some(d) = unit(d) else { continue };
+            let w = u.map(|u| 1.0 - u);
+            let sq = std::array::from_fn(|a| [u[a] * u[a], w[a] * w[a]]);
+            let dots = std::array::from_fn(|a| [(0.0 - u[a]) * d[a], w[a] * d[a]]);
+            let exit = corner_exit(k, sq, dots, qerr);
+            // The corner offsets `c − p` and radii in `f64`.
+            let corner = |c: usize| -> [f64; 3] {
+                std::array::from_fn(|a| f64::from((c >> a) as u8 & 1) - f64::from(u[a]))
+            };
+            let rho = |c: usize| f64::from(k[c]) - f64::from(qerr);
+            let norm = |v: [f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            let lipschitz = (0..8)
+                .map(|c| rho(c) - norm(corner(c)))
+                .fold(f64::NEG_INFINITY, f64::max);
+            if exit == f32::NEG_INFINITY {
+                assert!(
+                    lipschitz < 1e-5,
+                    "{k:?} {u:?} {d:?}: no ball, bound {lipschitz}"
+                );
+                continue;
+            }
+            let e = f64::from(exit);
+            assert!(
+                e >= lipschitz - 1e-5,
+                "{k:?} {u:?} {d:?}: {e} < {lipschitz}"
             );
+            longer += usize::from(e > lipschitz + 0.1);
+            let end = |c: usize| -> [f64; 3] {
+                std::array::from_fn(|a| corner(c)[a] - e * f64::from(d[a]))
+            };
+            let slack = 1e-5;
+            assert!(
+                (0..8).any(|c| rho(c) > 0.0
+                    && norm(corner(c)) <= rho(c) + slack
+                    && norm(end(c)) <= rho(c) + slack),
+                "{k:?} {u:?} {d:?}: exit {e} leaves every ball"
+            );
+            // The vector form, the eight corners in lanes.
+            let lanes = |f: &dyn Fn(usize) -> f32| F32x8::load(&std::array::from_fn(f));
+            let pick =
+                |v: &[[f32; 2]; 3], c: usize| v[0][c & 1] + v[1][(c >> 1) & 1] + v[2][c >> 2];
+            let vector = ball_exit(
+                lanes(&|c| k[c] - qerr),
+                lanes(&|c| pick(&sq, c)),
+                lanes(&|c| pick(&dots, c)),
+            )
+            .to_array();
+            for c in 0..8 {
+                let one = ball_exit(k[c] - qerr, pick(&sq, c), pick(&dots, c));
+                assert_eq!(
+                    vector[c].to_bits(),
+                    one.to_bits(),
+                    "{k:?} {u:?} {d:?} corner {c}"
+                );
+            }
         }
+        // Most exits pass the Lipschitz bound by more than a tenth of a voxel.
+        assert!(longer > 50_000, "{longer}");
     }
 
     /// A worker's table serves the next call on another pool whose env has the same root

@@ -28,7 +28,9 @@
 //! Scenes); a ray that reaches a surface at its first steps costs a wasted lane of a round and
 //! the hand-over, so random rays from points near surfaces gain less.
 
-use super::{CastOptions, LeafTable, RayStart, BUDGET, CELL_WALK_VOX, HIT, MISS, NUDGE_VOX};
+use super::{
+    ball_exit, CastOptions, LeafTable, RayStart, BUDGET, CELL_WALK_VOX, HIT, MISS, NUDGE_VOX,
+};
 use near::{Near, Parked, NEAR};
 
 mod near;
@@ -188,8 +190,7 @@ impl Lanes {
         let payload = leaf & U32x8::splat(PAYLOAD_MAX);
         let uniform = payload.to_f32() * F32x8::splat(BOUND_UNIT_VOX);
         let jump = exit.max(t + uniform) + F32x8::splat(NUDGE_VOX);
-        // `March::brick_cell` and the bound step (the saturated cell's bound is the corner
-        // bound, bit for bit: `saturated_reach`).
+        // `March::brick_cell` and the step by its corner exit.
         let kind = leaf.shift_right(U32x8::splat(PAYLOAD_BITS));
         let brick = kind.eq(U32x8::splat(KIND_BRICK));
         let outside = kind.eq(U32x8::splat(KIND_OUTSIDE));
@@ -217,21 +218,30 @@ impl Lanes {
             6 | 7 => byte(words[3], corner as u32 - 4),
             _ => byte(words[corner / 2], corner as u32 % 2),
         });
-        // `corner_reach`'s sums and roots, the same operations in the same order per lane.
+        // `corner_exit`'s sums and exits, the same operations in the same order per lane.
         let quant = F32x8::splat(c.quant);
-        let r: [F32x8; 8] = std::array::from_fn(|corner| {
-            let sq = |a: usize| if (corner >> a) & 1 == 0 { uu[a] } else { ww[a] };
-            let d2 = sq(0) + sq(1) + sq(2);
-            codes[corner].to_f32() * quant - d2.sqrt()
+        let qerr = F32x8::splat(c.qerr);
+        let dn: [F32x8; 3] = std::array::from_fn(|a| (zero - u[a]) * d[a]);
+        let dp: [F32x8; 3] = std::array::from_fn(|a| w[a] * d[a]);
+        let s: [F32x8; 8] = std::array::from_fn(|corner| {
+            let pick = |a: usize, lower: &[F32x8; 3], upper: &[F32x8; 3]| {
+                if (corner >> a) & 1 == 0 {
+                    lower[a]
+                } else {
+                    upper[a]
+                }
+            };
+            let d2 = pick(0, &uu, &ww) + pick(1, &uu, &ww) + pick(2, &uu, &ww);
+            let dot = pick(0, &dn, &dp) + pick(1, &dn, &dp) + pick(2, &dn, &dp);
+            ball_exit(codes[corner].to_f32() * quant - qerr, d2, dot)
         });
         let solid = U32x8::splat(-CODE_MAX as i32 as u32);
         let solid_near = codes[1..]
             .iter()
             .fold(codes[0].eq(solid), |m, &k| m.or(k.eq(solid)));
-        let r4: [F32x8; 4] = std::array::from_fn(|k| r[k].max(r[k + 4]));
-        let reach = r4[0].max(r4[2]).max(r4[1].max(r4[3]));
-        let bound =
-            (reach - F32x8::splat(c.qerr)).select(solid_near, F32x8::splat(f32::NEG_INFINITY));
+        let s4: [F32x8; 4] = std::array::from_fn(|k| s[k].max(s[k + 4]));
+        let exit_far = s4[0].max(s4[2]).max(s4[1].max(s4[3]));
+        let bound = exit_far.select(solid_near, F32x8::splat(f32::NEG_INFINITY));
         let far = bound.ge(F32x8::splat(CELL_WALK_VOX));
         let lanes = v * VECTOR..(v + 1) * VECTOR;
         let next = (t + bound).select(outside, jump);
