@@ -210,7 +210,8 @@ lane_ops!(
     [
         (Add, add, _mm256_add_ps, +),
         (Sub, sub, _mm256_sub_ps, -),
-        (Mul, mul, _mm256_mul_ps, *)
+        (Mul, mul, _mm256_mul_ps, *),
+        (Div, div, _mm256_div_ps, /)
     ]
 );
 
