@@ -809,6 +809,7 @@ mod tests {
             assert_eq!(bits((va + vb).to_array()), lanes(&|x, y| x + y));
             assert_eq!(bits((va - vb).to_array()), lanes(&|x, y| x - y));
             assert_eq!(bits((va * vb).to_array()), lanes(&|x, y| x * y));
+            assert_eq!(bits((va / vb).to_array()), lanes(&|x, y| x / y));
             assert_eq!(bits(va.min(vb).to_array()), lanes(&fmin), "{a:?} {b:?}");
             let eq = va.eq(vb);
             assert_eq!(
