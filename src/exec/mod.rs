@@ -39,6 +39,13 @@ impl std::fmt::Debug for Launch {
     }
 }
 
+/// The cores this process may use, read once: `available_parallelism` reads the cgroup's
+/// files, some 25 µs, which a small call making a [`Launch`] paid every time.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 impl Launch {
     /// A context on rayon's global pool (`RAYON_NUM_THREADS` or all cores).
     pub fn new() -> Self {
@@ -48,8 +55,7 @@ impl Launch {
     /// The most worker threads a context may ask for: 4 × the cores, at most 1024. More only
     /// slow the work down (and starting 100 000 threads takes minutes).
     pub fn max_threads() -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        cores.saturating_mul(4).min(1024)
+        cores().saturating_mul(4).min(1024)
     }
 
     /// A context with a pool of `threads` threads (`0` means all cores): the calling thread's
@@ -60,7 +66,7 @@ impl Launch {
         if threads > cap {
             return Err(Error::Invalid(format!(
                 "thread count {threads}: expected at most {cap} (4 × the {} cores, at most 1024)",
-                std::thread::available_parallelism().map_or(1, |n| n.get())
+                cores()
             )));
         }
         // The calling thread's pool of that size, started by its first such context: starting
