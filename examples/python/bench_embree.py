@@ -19,9 +19,8 @@ Timing is on one thread for both: trackgen's `cast_rays(..., threads=1)` (the GI
 worker thread) and embreex's `EmbreeScene.run` (a loop of `rtcIntersect1` calls on the calling
 thread, query `DISTANCE`; the BVH is built, untimed, before the first timed call). Each rate is
 the median over `--reps` calls of the whole ray set, the calls of the two engines alternating; the
-Python call overhead of both (argument checks, output allocation; for trackgen also handing the
-call to its one-thread worker pool, which the calling thread starts once and keeps) is inside the
-timings. Rates are given by wall clock
+Python call overhead of both (argument checks, output allocation; trackgen casts a one-thread
+call on the calling thread, the GIL released) is inside the timings. Rates are given by wall clock
 and by the process's CPU time (`time.process_time`, all its threads): on a loaded machine the
 wall clock counts the time other processes hold the core, the CPU time does not.
 

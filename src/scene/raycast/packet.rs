@@ -29,7 +29,8 @@
 //! the hand-over, so random rays from points near surfaces gain less.
 
 use super::{
-    ball_exit, CastOptions, LeafTable, RayStart, BUDGET, CELL_WALK_VOX, HIT, MISS, NUDGE_VOX,
+    ball_exit, CastOptions, LeafTable, RayStart, BOX_REACH, BUDGET, CELL_WALK_VOX, HIT, MISS,
+    NUDGE_VOX,
 };
 use near::{Near, Parked, NEAR};
 
@@ -175,20 +176,21 @@ impl Lanes {
         let three = U32x8::splat(3);
         let min = voxel.map(|v| v.shift_right(shift).shift_left(shift));
         let size = one.shift_left(shift).to_f32();
-        // `March::exit` and the uniform jump.
+        // `uniform_bound`: the payload (below 2^30) converted, rounded as `as f32` rounds.
+        let payload = leaf & U32x8::splat(PAYLOAD_MAX);
+        let uniform = payload.to_f32() * F32x8::splat(BOUND_UNIT_VOX);
+        let reach = uniform * F32x8::splat(BOX_REACH);
+        // `March::exit` of the widened box, and the uniform jump.
         let mut exit = F32x8::splat(f32::INFINITY);
         for a in 0..3 {
-            // The face ahead: `min` or `min + size` (sums below 2^16: exact, the integer sum's
-            // float).
+            // The face ahead: `min − reach` or `min + size + reach` (`min + size` below 2^16:
+            // exact, the integer sum's float).
             let face = min[a].to_f32();
-            let face = face.select(d[a].gt(zero), face + size);
+            let face = (face - reach).select(d[a].gt(zero), (face + size) + reach);
             let ta = (face - p[a]) * part(&self.inv[a]);
             // `fmin` only along the axes the ray moves on.
             exit = exit.min(ta).select(d[a].eq(zero), exit);
         }
-        // `uniform_bound`: the payload (below 2^30) converted, rounded as `as f32` rounds.
-        let payload = leaf & U32x8::splat(PAYLOAD_MAX);
-        let uniform = payload.to_f32() * F32x8::splat(BOUND_UNIT_VOX);
         let jump = exit.max(t + uniform) + F32x8::splat(NUDGE_VOX);
         // `March::brick_cell` and the step by its corner exit.
         let kind = leaf.shift_right(U32x8::splat(PAYLOAD_BITS));
