@@ -19,9 +19,10 @@
 //! of the sample grid, a cell per lane and round, and which hands the ray back to a far lane at the
 //! `(t, step)` where [`march`](super::march) would go on with bound steps (a march is one sequence
 //! of steps, each a function of `t` alone, so the order in which rays take their steps changes
-//! nothing). The far lanes take rays handed back first, then the run's next rays; the near stage
-//! takes a round when its lanes are full, or when the far lanes run short of rays. Blocks the leaf
-//! table has not met are filled within the round, out of line.
+//! nothing). The far lanes take rays handed back first, then the run's next rays, whose starts
+//! ([`RayStart::new`]) are made eight at a time in vectors (`Starts`); the near stage takes a
+//! round when its lanes are full, or when the far lanes run short of rays. Blocks the leaf table
+//! has not met are filled within the round, out of line.
 //!
 //! The packet pays where rays take several far steps (camera rays: 1.44–1.70× the rate before
 //! packets with eight lanes, and more with four vectors of eight, README › Performance ›
