@@ -303,7 +303,8 @@ pub fn cast_rays(
     };
     if launch.threads() == 1 {
         // On the calling thread: handing the work to a one-thread pool's worker (waking it,
-        // waiting for it) cost some 70 µs of CPU time per call, 15% of a 4096-ray call.
+        // waiting for it) cost some 45 µs of CPU time per call (a one-ray Python call: 83 →
+        // 36 µs).
         let mut worker = init();
         out.distance
             .chunks_mut(CHUNK)
@@ -482,19 +483,14 @@ fn march(
             _ => {}
         }
         debug_assert_eq!(ref_kind(r), KIND_BRICK);
-        let cell = march.brick_cell(ref_payload(r), min, q);
-        let bound = if cell.solid_near {
-            f32::NEG_INFINITY
-        } else {
-            cell.exit
-        };
+        let bound = march.brick_step(ref_payload(r), min, q);
         if bound >= CELL_WALK_VOX {
             t += bound;
             continue;
         }
         // Near a surface: the first zero of the interpolant in the cell holding the point.
         // `cross_cell` reads that cell's corners from the brick again: handing the eight decoded
-        // corners over from `brick_cell` kept them alive across every bound step, and cost
+        // corners over from `brick_step` kept them alive across every bound step, and cost
         // 3–4% more instructions per camera ray (callgrind) than the second read here.
         let (exit, root, low) = march.cross_cell(t, q.to_array(), hi);
         if let Some(t_hit) = root {
@@ -524,16 +520,6 @@ enum Walk {
     /// Back to bound steps from this ray parameter (a cell far enough from surfaces, the
     /// clamped rim of the domain, or the step budget spent).
     Leave(f32),
-}
-
-/// The trilinear cell of a brick around a point and how far along the ray its corners certify
-/// free space.
-struct Cell {
-    /// The corner exit ([`corner_exit`]): the ray is certified free from the point for this
-    /// many voxels (`−∞` where no corner certifies the point).
-    exit: f32,
-    /// A corner is saturated inside a solid (its true value may be far below the code).
-    solid_near: bool,
 }
 
 /// The stored field of env `env` at world point `point`, metres: the trilinear interpolant of the
@@ -863,7 +849,7 @@ impl Cursor {
 struct March<'a, 'v, 't> {
     view: &'a PoolView<'v>,
     /// The start and the unit direction, the fourth lane 0, in the four lanes that
-    /// [`voxel`](Self::voxel) and [`brick_cell`](Self::brick_cell) convert a point in: no
+    /// [`voxel`](Self::voxel) and [`brick_step`](Self::brick_step) convert a point in: no
     /// repacking of three lanes into four per step (0.5–0.8% fewer instructions per camera
     /// ray, callgrind).
     p: [f32; 4],
@@ -957,10 +943,11 @@ impl March<'_, '_, '_> {
         t
     }
 
-    /// The brick's own trilinear cell at `q` (clamped at the brick's edges, the clamping
-    /// distance counted in the penalty).
+    /// How far the ray runs certified free from `q` by the corners of the brick's own
+    /// trilinear cell around it (clamped at the brick's edges): the [`corner_exit`], or `−∞`
+    /// where a corner is saturated inside a solid (its true value may be far below the code).
     #[inline(always)]
-    fn brick_cell(&self, brick: u32, min: [u32; 3], q: F32x4) -> Cell {
+    fn brick_step(&self, brick: u32, min: [u32; 3], q: F32x4) -> f32 {
         let b = &self.view.bricks[brick as usize];
         // Four lanes, the last a dummy, so each step below is one 4-wide vector.
         // `min < 2^16`: exact through `i32`, one vector conversion.
@@ -992,9 +979,10 @@ impl March<'_, '_, '_> {
         let packed = pair(0) | pair(8) << 16 | pair(64) << 32 | pair(72) << 48;
         let step = self.step;
         let k = packed.to_le_bytes().map(|v| f32::from(v as i8) * step);
-        Cell {
-            exit: corner_exit(k, sq, dots, self.qerr),
-            solid_near: has_byte(packed, -CODE_MAX as u8),
+        if has_byte(packed, -CODE_MAX as u8) {
+            f32::NEG_INFINITY
+        } else {
+            corner_exit(k, sq, dots, self.qerr)
         }
     }
 
@@ -2006,7 +1994,7 @@ mod tests {
         }
     }
 
-    /// The four-lane floor and truncation that [`March::voxel`] and [`March::brick_cell`] take
+    /// The four-lane floor and truncation that [`March::voxel`] and [`March::brick_step`] take
     /// agree with `floor` and the saturating casts they replaced on every float at and around
     /// each integer up to the largest grid (`R = 1024`) and on a sweep between them.
     #[test]

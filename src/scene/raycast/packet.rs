@@ -193,7 +193,7 @@ impl Lanes {
             exit = exit.min(ta).select(d[a].eq(zero), exit);
         }
         let jump = exit.max(t + uniform) + F32x8::splat(NUDGE_VOX);
-        // `March::brick_cell` and the step by its corner exit.
+        // `March::brick_step` and the step by its corner exit.
         let kind = leaf.shift_right(U32x8::splat(PAYLOAD_BITS));
         let brick = kind.eq(U32x8::splat(KIND_BRICK));
         let outside = kind.eq(U32x8::splat(KIND_OUTSIDE));
