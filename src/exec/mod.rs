@@ -39,6 +39,10 @@ impl std::fmt::Debug for Launch {
     }
 }
 
+/// The most pools (of distinct sizes) a calling thread keeps for [`Launch::with_threads`]; an
+/// older one is dropped (its threads end once no context holds it).
+const POOLS_KEPT: usize = 4;
+
 /// The cores this process may use, read once: `available_parallelism` reads the cgroup's
 /// files, some 25 µs, which a small call making a [`Launch`] paid every time.
 fn cores() -> usize {
@@ -72,16 +76,18 @@ impl Launch {
         // The calling thread's pool of that size, started by its first such context: starting
         // a pool spawns its threads, some 0.1 ms, which a loop of small calls would pay every
         // time. Per calling thread, so that contexts made on different threads never share
-        // workers (they could wait on each other).
+        // workers (they could wait on each other); the last [`POOLS_KEPT`] sizes asked, so that
+        // a sweep over thread counts does not keep every pool's threads alive.
         thread_local! {
             static POOLS: std::cell::RefCell<Vec<(usize, Arc<rayon::ThreadPool>)>> =
                 const { std::cell::RefCell::new(Vec::new()) };
         }
-        let cached = POOLS.with_borrow(|pools| {
-            pools
-                .iter()
-                .find(|(t, _)| *t == threads)
-                .map(|(_, p)| p.clone())
+        let cached = POOLS.with_borrow_mut(|pools| {
+            let i = pools.iter().position(|(t, _)| *t == threads)?;
+            // The most recently asked size last.
+            let entry = pools.remove(i);
+            pools.push(entry);
+            pools.last().map(|(_, p)| p.clone())
         });
         let pool = match cached {
             Some(pool) => pool,
@@ -93,7 +99,12 @@ impl Launch {
                     .map_err(|e| {
                         Error::Invalid(format!("cannot start {threads} worker threads: {e}"))
                     })?;
-                POOLS.with_borrow_mut(|pools| pools.push((threads, pool.clone())));
+                POOLS.with_borrow_mut(|pools| {
+                    if pools.len() == POOLS_KEPT {
+                        pools.remove(0);
+                    }
+                    pools.push((threads, pool.clone()));
+                });
                 pool
             }
         };
@@ -253,6 +264,35 @@ mod tests {
         });
         assert_eq!(windows, 2);
         assert!(!launch.any(&active));
+    }
+
+    /// A calling thread's contexts of one size share one pool; the thread keeps the last
+    /// `POOLS_KEPT` sizes it asked for (an older size gets a new pool), and another thread
+    /// never gets the same pool.
+    #[test]
+    fn pools_are_kept_per_thread_and_bounded() {
+        let pool = |t: usize| Launch::with_threads(t).unwrap().pool.unwrap();
+        let (first, others) = std::thread::spawn(move || {
+            let first = pool(1);
+            assert!(Arc::ptr_eq(&first, &pool(1)), "one size, one pool");
+            // Asking for size 1 again keeps it among the most recent.
+            for t in 2..=POOLS_KEPT {
+                pool(t);
+            }
+            assert!(Arc::ptr_eq(&first, &pool(1)));
+            for t in 2..=POOLS_KEPT + 1 {
+                pool(t);
+            }
+            assert!(
+                !Arc::ptr_eq(&first, &pool(1)),
+                "the oldest size was dropped"
+            );
+            (first, pool(1))
+        })
+        .join()
+        .unwrap();
+        let elsewhere = pool(1);
+        assert!(!Arc::ptr_eq(&elsewhere, &first) && !Arc::ptr_eq(&elsewhere, &others));
     }
 
     #[test]
